@@ -1,0 +1,63 @@
+"""Game registry: ``games.make(name, **settings)`` and ``games.available()``.
+
+Games built with the same settings are the same object, so functions jitted over one
+game's closures compile once however often the game is requested.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+
+from alphazero_jax.games import connect_four, tic_tac_toe
+from alphazero_jax.games._replay import replay, replay_batch
+from alphazero_jax.types import Game
+
+_FACTORIES: dict[str, Callable[..., Game]] = {
+    connect_four.NAME: connect_four.make,
+    tic_tac_toe.NAME: tic_tac_toe.make,
+}
+
+__all__ = ["available", "make", "replay", "replay_batch"]
+
+
+def available() -> tuple[str, ...]:
+    """Names accepted by ``make``, sorted."""
+    return tuple(sorted(_FACTORIES))
+
+
+def make(name: str, **settings) -> Game:
+    """Builds a registered game.
+
+    Args:
+      name: one of ``available()``, e.g. ``"connect_four"``.
+      **settings: the game's keyword arguments, e.g. ``rows=6, cols=7, connect=4``.
+
+    Returns:
+      The game as a ``Game`` of pure functions.
+
+    Raises:
+      ValueError: for an unknown name or keyword, or a value out of range; the message
+        lists what is accepted.
+    """
+    if name not in _FACTORIES:
+        raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available())}.")
+    accepted = inspect.signature(_FACTORIES[name]).parameters
+    unknown = sorted(set(settings) - set(accepted))
+    if unknown:
+        described = ", ".join(f"{k}={p.default!r}" for k, p in accepted.items())
+        raise ValueError(
+            f"Unknown setting(s) {', '.join(unknown)} for game {name!r}; "
+            f"accepted settings (with defaults): {described}."
+        )
+    complete = {k: settings.get(k, p.default) for k, p in accepted.items()}
+    try:
+        return _make_cached(name, tuple(sorted(complete.items())))
+    except TypeError as error:  # An unhashable value is no valid setting either.
+        raise ValueError(f"Settings of {name!r} must be plain ints, got {settings!r}.") from error
+
+
+@functools.cache
+def _make_cached(name: str, settings: tuple) -> Game:
+    return _FACTORIES[name](**dict(settings))

@@ -1,0 +1,111 @@
+"""Shared records of the library: the game contract and its symmetries.
+
+A game is a bundle of pure, unbatched functions plus static metadata, in the spirit of
+optax's ``GradientTransformation``. Everything that runs per move (``init``, ``step``,
+``observe``, ``legal_action_mask``, ``heuristic``) is a pure JAX function that jits and
+vmaps; the host helpers (text in and out) are plain Python and never traced.
+
+Every game's ``State`` is a ``flax.struct.dataclass`` that offers, as fields or as
+properties computed from compact fields:
+
+- ``current_player: int32[]`` -- 0 for the first player, 1 for the second;
+- ``terminal: bool[]``;
+- ``rewards: float32[2]`` -- the final outcome for each player, zero until the end;
+- ``num_moves: int32[]`` -- moves played so far (a pass counts as a move).
+
+States are kept small (integer bitboards, int8 planes) because mctx stores one per tree
+node. Observations are never cached in a State.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import numpy as np
+
+Array = jax.Array
+PRNGKey = jax.Array
+State = Any  # A game's own flax.struct.dataclass; see the module docstring.
+
+
+class Symmetry(NamedTuple):
+    """One symmetry of a board: how it maps observations and action distributions.
+
+    Attributes:
+      name: a short label, e.g. ``"mirror"`` or ``"rot90"``.
+      transform_observation: maps ``float32[H, W, C]`` (or a batch ``[..., H, W, C]``) to
+        the observation of the transformed position.
+      action_permutation: ``int32[A]`` such that ``policy[..., action_permutation]`` is the
+        action distribution of the transformed position (it is its own kind of gather: entry
+        ``i`` names the original action that becomes action ``i``). Actions with no spatial
+        meaning, such as a pass, map to themselves.
+    """
+
+    name: str
+    transform_observation: Callable[[Array], Array]
+    action_permutation: np.ndarray
+
+
+class Game(NamedTuple):
+    """A two-player, zero-sum, perfect-information game as pure functions.
+
+    Metadata:
+      name: the registry name, e.g. ``"connect_four"``.
+      num_actions: ``A``, the size of the action space (a pass or a wall is an action too).
+      observation_shape: ``(H, W, C)``, channels last.
+      max_num_moves: an upper bound on the moves of any game (sizes scans); a game that
+        needs a move cap ends in a draw when it reaches it.
+      settings: the keyword arguments that made this game as ``(name, value)`` pairs, so
+        that a Game stays hashable: ``games.make(game.name, **dict(game.settings))``.
+
+    Pure functions (unbatched; the caller vmaps and jits):
+      init: ``(key) -> State``, the starting position.
+      step: ``(state, action: int32[]) -> State``. A terminal state is returned unchanged;
+        an illegal action ends the game as a loss for the mover.
+      observe: ``(state) -> float32[H, W, C]`` from the point of view of the player to move.
+      legal_action_mask: ``(state) -> bool[A]``, True where legal (all False when terminal).
+      heuristic: ``(state) -> float32[]`` in ``[-1, 1]`` from the mover's view, used by the
+        greedy and minimax baselines; exact (``+1/0/-1`` for the mover) on terminal states.
+
+    Symmetries:
+      symmetries: the board's symmetries, the identity first.
+
+    Host helpers (plain Python, never traced):
+      to_text: ``(state) -> str``, an ASCII picture of the position.
+      action_to_text: ``(action: int) -> str``, e.g. ``"4"`` for Connect Four's 4th column.
+      actions_from_text: ``(text: str) -> list[int]``, parses a move list written in the
+        game's notation (raises ``ValueError`` naming the offending move and its index).
+      actions_to_text: ``(actions: Sequence[int]) -> str``, the inverse; a position is
+        serialised as the move list that reaches it.
+
+    Games compare and hash by identity (they hold functions and NumPy tables), so a Game
+    can key a cache or be a static argument of ``jax.jit``; ``games.make`` returns the same
+    object for the same settings.
+    """
+
+    name: str
+    num_actions: int
+    observation_shape: tuple[int, int, int]
+    max_num_moves: int
+    settings: tuple[tuple[str, Any], ...]
+    init: Callable[[PRNGKey], State]
+    step: Callable[[State, Array], State]
+    observe: Callable[[State], Array]
+    legal_action_mask: Callable[[State], Array]
+    heuristic: Callable[[State], Array]
+    symmetries: tuple[Symmetry, ...]
+    to_text: Callable[[State], str]
+    action_to_text: Callable[[int], str]
+    actions_from_text: Callable[[str], list[int]]
+    actions_to_text: Callable[[Sequence[int]], str]
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return id(self)

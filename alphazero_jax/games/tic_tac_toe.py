@@ -58,7 +58,7 @@ def make(*, rows: int = 3, cols: int = 3, connect: int = 3) -> Game:
         return _kinarow.observe(layout, state)
 
     names = _kinarow.symmetry_names(square=rows == cols, vertical=True)
-    footer = "  " + " ".join(_FILES[:cols])
+    footer = " ".join(_FILES[:cols])
     return Game(
         name=NAME,
         num_actions=num_cells,
@@ -79,10 +79,11 @@ def make(*, rows: int = 3, cols: int = 3, connect: int = 3) -> Game:
 
 
 def _with_ranks(rows: int, picture: str) -> str:
-    """Prefixes each board row of the picture with its rank number."""
+    """Prefixes each board row of the picture with its rank number, as in chess."""
+    width = len(str(rows))
     lines = picture.split("\n")
-    ranked = [f"{rows - i:>2} {line}" for i, line in enumerate(lines[:rows])]
-    return "\n".join([*ranked, " " + lines[rows]])
+    ranked = [f"{rows - i:>{width}} {line}" for i, line in enumerate(lines[:rows])]
+    return "\n".join([*ranked, " " * (width + 1) + lines[rows]])
 
 
 def _action_to_text(rows: int, cols: int, action: int) -> str:

@@ -138,13 +138,39 @@ def single_bit(index: Array, num_words: int) -> Words:
     return [jnp.where(word == i, one, _ZERO) for i in range(num_words)]
 
 
-def cell_planes(layout: Layout, board_row: Array) -> Array:
-    """float32[rows, cols]: 1 where ``board_row`` (uint32[W]) has a stone; row 0 = top."""
-    bits = np.array(
+def _cell_bits(layout: Layout) -> np.ndarray:
+    """int[rows, cols]: the bit of each cell, in picture order (row 0 = top)."""
+    return np.array(
         [
             [layout.bit(layout.rows - 1 - r, c) for c in range(layout.cols)]
             for r in range(layout.rows)
         ]
     )
-    words = board_row[bits // 32]
-    return ((words >> (bits % 32).astype(np.uint32)) & 1).astype(jnp.float32)
+
+
+def _extract(layout: Layout, words: list, owner: np.ndarray, bits: np.ndarray) -> Array:
+    """float32 array of ``bits``' shape: bit ``bits[i]`` of board ``owner[i]`` in ``words``.
+
+    ``words[k]`` is board ``k`` as uint32[W]. Each output element picks its word through
+    static selects rather than a gather, so that the batched version stays one
+    elementwise loop.
+    """
+    slot = owner * layout.num_words + bits // 32
+    flat = [row[i] for row in words for i in range(layout.num_words)]
+    selected = jnp.broadcast_to(flat[0], bits.shape)
+    for index in range(1, len(flat)):
+        selected = jnp.where(slot == index, flat[index], selected)
+    return ((selected >> (bits % 32).astype(np.uint32)) & 1).astype(jnp.float32)
+
+
+def cell_planes(layout: Layout, board_row: Array) -> Array:
+    """float32[rows, cols]: 1 where ``board_row`` (uint32[W]) has a stone; row 0 = top."""
+    bits = _cell_bits(layout)
+    return _extract(layout, [board_row], np.zeros_like(bits), bits)
+
+
+def stacked_planes(layout: Layout, boards: list) -> Array:
+    """float32[rows, cols, K]: plane ``k`` marks the stones of ``boards[k]`` (uint32[W])."""
+    bits = _cell_bits(layout)[..., None].repeat(len(boards), -1)
+    owner = np.broadcast_to(np.arange(len(boards)), bits.shape)
+    return _extract(layout, boards, owner, bits)

@@ -105,7 +105,7 @@ def place(layout: bb.Layout, state: GridState, stone: bb.Words, legal: Array) ->
 def observe(layout: bb.Layout, state: GridState) -> Array:
     """float32[rows, cols, 2]: the mover's stones, then the opponent's; row 0 = top."""
     own, other = _mover_first(state)
-    return jnp.stack([bb.cell_planes(layout, own), bb.cell_planes(layout, other)], axis=-1)
+    return bb.stacked_planes(layout, [own, other])
 
 
 def lines(layout: bb.Layout) -> list[list[tuple[int, int]]]:

@@ -109,3 +109,38 @@ class Game(NamedTuple):
 
     def __hash__(self) -> int:
         return id(self)
+
+
+class Trajectory(NamedTuple):
+    """What self-play records, time-major: ``[T, B, ...]`` for T moves of B games.
+
+    Attributes:
+      observation: float32[T, B, H, W, C], from the view of the player to move.
+      legal_action_mask: bool[T, B, A].
+      policy: float32[T, B, A], the search's visit distribution (the policy target).
+      player: int32[T, B], the player to move.
+      valid: bool[T, B], True where the game was still going (a real position).
+      value: float32[T, B], the final outcome from ``player``'s view (the value target);
+        zero where not ``valid``.
+    """
+
+    observation: Array
+    legal_action_mask: Array
+    policy: Array
+    player: Array
+    valid: Array
+    value: Array
+
+
+class Sample(NamedTuple):
+    """Training examples, batch-major: ``[N, ...]``.
+
+    Attributes:
+      observation: float32[N, H, W, C].
+      policy: float32[N, A], target distribution (zero on illegal actions).
+      value: float32[N], target outcome in [-1, 1] from the mover's view.
+    """
+
+    observation: Array
+    policy: Array
+    value: Array

@@ -1,0 +1,112 @@
+"""The keys a training config must have, and the checks its values must pass.
+
+``train.train_and_evaluate`` calls ``validate_config`` before it builds or compiles
+anything, so a typo or an impossible value fails at once with the key's full name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import ml_collections
+
+from alphazero_jax import games
+
+_POSITIVE = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "an int >= 1")
+_NON_NEGATIVE = (lambda v: isinstance(v, int) and v >= 0, "an int >= 0")
+_FRACTION = (lambda v: isinstance(v, int | float) and 0 <= v <= 1, "a number in [0, 1]")
+_POSITIVE_FLOAT = (lambda v: isinstance(v, int | float) and v > 0, "a number > 0")
+_NON_NEGATIVE_FLOAT = (lambda v: isinstance(v, int | float) and v >= 0, "a number >= 0")
+_BOOL = (lambda v: isinstance(v, bool), "True or False")
+_ANY = (lambda v: True, "any value")
+
+
+def _one_of(*options) -> tuple[Callable, str]:
+    return (lambda v: v in options, f"one of {options}")
+
+
+SCHEMA: dict = {
+    "seed": _NON_NEGATIVE,
+    "num_iterations": _POSITIVE,
+    "log_every": _POSITIVE,
+    "checkpoint_every_minutes": _POSITIVE_FLOAT,
+    "max_to_keep": _POSITIVE,
+    "game": {"name": _one_of(*games.available()), "settings": _ANY},
+    "network": {
+        "channels": _POSITIVE,
+        "blocks": _NON_NEGATIVE,
+        "activation": _one_of("relu", "leaky_relu"),
+        "normalization": _one_of("batch_norm", "none"),
+        "value_hidden": _POSITIVE,
+    },
+    "search": {
+        "policy": _one_of("puct", "gumbel"),
+        "num_simulations": _POSITIVE,
+        "dirichlet_alpha": _POSITIVE_FLOAT,
+        "dirichlet_fraction": _FRACTION,
+        "c_puct": _POSITIVE_FLOAT,
+        "c_puct_base": _POSITIVE_FLOAT,
+        "max_num_considered_actions": _POSITIVE,
+        "gumbel_scale": _NON_NEGATIVE_FLOAT,
+    },
+    "selfplay": {"batch_size": _POSITIVE, "num_sampling_moves": _NON_NEGATIVE},
+    "replay": {"capacity": _POSITIVE, "augment": _BOOL},
+    "learner": {
+        "batch_size": _POSITIVE,
+        "updates_per_iteration": _POSITIVE,
+        "optimizer": _one_of("adam", "sgd"),
+        "learning_rate": _POSITIVE_FLOAT,
+        "schedule": _one_of("constant", "cosine", "step"),
+        "warmup_steps": _NON_NEGATIVE,
+        "decay_rate": _POSITIVE_FLOAT,
+        "decay_steps": _ANY,
+        "l2_weight": _NON_NEGATIVE_FLOAT,
+        "value_weight": _POSITIVE_FLOAT,
+    },
+}
+
+
+def _check_section(config, schema: dict, prefix: str) -> None:
+    keys = set(config.keys())
+    unknown = sorted(keys - set(schema))
+    missing = sorted(set(schema) - keys)
+    if unknown or missing:
+        problems = [f"unknown key config.{prefix}{k}" for k in unknown]
+        problems += [f"missing key config.{prefix}{k}" for k in missing]
+        where = "config." + prefix[:-1] if prefix else "config"
+        raise ValueError(
+            f"{'; '.join(problems)}. Accepted keys under {where}: {', '.join(sorted(schema))}."
+        )
+    for key, rule in schema.items():
+        if isinstance(rule, dict):
+            _check_section(config[key], rule, f"{prefix}{key}.")
+            continue
+        check, expected = rule
+        if not check(config[key]):
+            raise ValueError(f"config.{prefix}{key} must be {expected}, got {config[key]!r}.")
+
+
+def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> None:
+    """Raises ValueError naming the first bad key of ``config``; returns None if it is fine.
+
+    Args:
+      config: a training config (see ``experiments/configs/``).
+      num_devices: local devices the batches are split over.
+    """
+    _check_section(config, SCHEMA, "")
+    for section in ("selfplay", "learner"):
+        batch = config[section].batch_size
+        if batch % num_devices:
+            raise ValueError(
+                f"config.{section}.batch_size={batch} does not divide over the {num_devices} "
+                f"devices JAX sees; use a multiple of {num_devices}."
+            )
+    if config.replay.capacity < config.learner.batch_size:
+        raise ValueError(
+            f"config.replay.capacity={config.replay.capacity} must be at least "
+            f"config.learner.batch_size={config.learner.batch_size}."
+        )
+    try:
+        games.make(config.game.name, **config.game.settings)
+    except ValueError as error:
+        raise ValueError(f"config.game.settings: {error}") from error

@@ -1,0 +1,269 @@
+"""A fixed-capacity replay memory on the device: pure ``init`` / ``add`` / ``sample``.
+
+The buffer is a ring of ``N`` slots held in a ``flax.struct.dataclass``. Writing and
+sampling keep fixed shapes: ``add`` scatters each valid example to its slot and sends
+the rest out of bounds (dropped), so one compiled ``add`` serves every batch of the same
+size, whatever its mask. Examples are stored in bfloat16 (observations are 0/1 planes and
+value targets -1/0/1, exact in bfloat16; policies keep about three significant digits)
+and come back from ``sample`` as float32.
+
+The caller jits::
+
+    buffer = replay.init(capacity=100_000, observation_shape=(6, 7, 2), num_actions=7)
+    add = jax.jit(replay.add_trajectory, donate_argnums=0)
+    sample = jax.jit(functools.partial(
+        replay.sample, batch_size=256, symmetries=game.symmetries))
+    buffer = add(buffer, trajectory)
+    batch = sample(buffer, key)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from alphazero_jax.types import Array, PRNGKey, Sample, Symmetry, Trajectory
+
+STORAGE_DTYPE = jnp.bfloat16
+
+
+@struct.dataclass
+class ReplayBuffer:
+    """A ring of ``N`` training examples; slot ``cursor`` is the next to be written.
+
+    When the ring is full (``size == N``), slot ``cursor`` holds the oldest example.
+    """
+
+    observation: Array  # bfloat16[N, H, W, C]
+    policy: Array  # bfloat16[N, A]
+    value: Array  # bfloat16[N]
+    size: Array  # int32[]: number of filled slots, <= N.
+    cursor: Array  # int32[]: next slot to write, in [0, N).
+
+    @property
+    def capacity(self) -> int:
+        """``N``, the number of slots (a static Python int)."""
+        return self.value.shape[0]
+
+
+def init(
+    *, capacity: int, observation_shape: tuple[int, int, int], num_actions: int
+) -> ReplayBuffer:
+    """An empty buffer, all slots zero.
+
+    Args:
+      capacity: ``N``, the number of examples kept (>= 1).
+      observation_shape: ``(H, W, C)``, e.g. ``game.observation_shape``.
+      num_actions: ``A``, e.g. ``game.num_actions``.
+
+    Returns:
+      A ``ReplayBuffer`` with ``size == cursor == 0``.
+
+    Raises:
+      ValueError: if an argument is not a positive int (or three of them).
+    """
+    if not _is_positive_int(capacity):
+        raise ValueError(f"capacity must be an int >= 1, got {capacity!r}.")
+    shape = tuple(observation_shape) if isinstance(observation_shape, Sequence) else None
+    if shape is None or len(shape) != 3 or not all(_is_positive_int(d) for d in shape):
+        raise ValueError(
+            f"observation_shape must be three positive ints (H, W, C), got {observation_shape!r}."
+        )
+    if not _is_positive_int(num_actions):
+        raise ValueError(f"num_actions must be an int >= 1, got {num_actions!r}.")
+    return ReplayBuffer(
+        observation=jnp.zeros((capacity, *shape), STORAGE_DTYPE),
+        policy=jnp.zeros((capacity, num_actions), STORAGE_DTYPE),
+        value=jnp.zeros((capacity,), STORAGE_DTYPE),
+        size=jnp.int32(0),
+        cursor=jnp.int32(0),
+    )
+
+
+def add(
+    buffer: ReplayBuffer, samples: Sample | Trajectory, valid: Array | None = None
+) -> ReplayBuffer:
+    """Writes the valid examples, in order, into the ring, overwriting the oldest.
+
+    With ``K`` valid examples, the ``k``-th (0-based) goes to slot
+    ``(cursor + k) % N``, the cursor moves on by ``K`` and ``size`` grows to at most
+    ``N``. If ``K > N``, only the last ``N`` valid examples are written (the earlier
+    ones would be overwritten within this call anyway, so they are dropped rather than
+    left to the unspecified order of a scatter with repeated slots); the oldest of them
+    lands at the new cursor. Invalid examples are never written and move nothing.
+
+    Args:
+      buffer: the buffer to write to (it may be donated).
+      samples: a ``Sample`` with ``observation[M, H, W, C]``, ``policy[M, A]`` and
+        ``value[M]``; or a time-major ``Trajectory`` ``[T, B, ...]``, which is added as
+        ``add_trajectory`` does (its own ``valid`` is used, and-ed with ``valid``).
+      valid: bool[M] (bool[T, B] with a Trajectory), True for examples to keep; all
+        are kept when None.
+
+    Returns:
+      The buffer with the examples written.
+
+    Raises:
+      ValueError: if shapes do not match the buffer's, or ``valid`` is not bool[M].
+    """
+    if isinstance(samples, Trajectory):
+        if valid is not None:
+            _check_valid(valid, samples.valid.shape)
+            samples = samples._replace(valid=samples.valid & valid)
+        return add_trajectory(buffer, samples)
+    num_samples = _check_samples(buffer, samples)
+    if valid is None:
+        valid = jnp.ones((num_samples,), jnp.bool_)
+    _check_valid(valid, (num_samples,))
+
+    count = valid.astype(jnp.int32)
+    rank = jnp.cumsum(count) - 1  # int32[M]: position among the valid examples.
+    num_valid = count.sum()
+    capacity = buffer.capacity
+    kept = valid & (rank >= num_valid - capacity)
+    slot = jnp.where(kept, (buffer.cursor + rank) % capacity, capacity)  # capacity: dropped
+
+    def write(stored: Array, new: Array) -> Array:
+        return stored.at[slot].set(new.astype(stored.dtype), mode="drop")
+
+    return buffer.replace(
+        observation=write(buffer.observation, samples.observation),
+        policy=write(buffer.policy, samples.policy),
+        value=write(buffer.value, samples.value),
+        size=jnp.minimum(buffer.size + num_valid, capacity).astype(jnp.int32),
+        cursor=((buffer.cursor + num_valid) % capacity).astype(jnp.int32),
+    )
+
+
+def add_trajectory(buffer: ReplayBuffer, trajectory: Trajectory) -> ReplayBuffer:
+    """Adds the valid steps of a time-major trajectory, in time-major order.
+
+    The ``[T, B]`` steps are flattened to ``T * B`` examples ordered ``(t=0, b=0),
+    (t=0, b=1), ..., (t=1, b=0), ...`` and passed to ``add`` with ``trajectory.valid``.
+
+    Args:
+      buffer: the buffer to write to (it may be donated).
+      trajectory: ``observation[T, B, H, W, C]``, ``policy[T, B, A]``, ``value[T, B]``
+        and ``valid[T, B]`` are used; the other fields are ignored.
+
+    Returns:
+      The buffer with the trajectory's valid steps written.
+    """
+    if trajectory.valid.ndim != 2:
+        raise ValueError(
+            "trajectory must be time-major [T, B, ...]; got valid of shape "
+            f"{trajectory.valid.shape}."
+        )
+
+    def flat(x: Array) -> Array:
+        return x.reshape((-1, *x.shape[2:]))
+
+    samples = Sample(
+        observation=flat(trajectory.observation),
+        policy=flat(trajectory.policy),
+        value=flat(trajectory.value),
+    )
+    return add(buffer, samples, flat(trajectory.valid))
+
+
+def sample(
+    buffer: ReplayBuffer,
+    key: PRNGKey,
+    *,
+    batch_size: int,
+    symmetries: Sequence[Symmetry] = (),
+) -> Sample:
+    """Draws examples uniformly, with replacement, from the filled slots.
+
+    With ``symmetries``, each drawn example gets one of them, chosen uniformly (the
+    identity counts as one if it is in the list), applied to its observation and its
+    policy together. All ``S`` transforms are computed and one is selected per example,
+    so shapes stay fixed.
+
+    An empty buffer (``size == 0``) does not fail: every draw is slot 0, which holds
+    zeros until the first ``add``.
+
+    Args:
+      buffer: the buffer to draw from.
+      key: a PRNG key.
+      batch_size: ``B``, the number of examples drawn (static).
+      symmetries: e.g. ``game.symmetries`` (static); empty for no augmentation.
+
+    Returns:
+      A float32 ``Sample``: ``observation[B, H, W, C]``, ``policy[B, A]``, ``value[B]``.
+
+    Raises:
+      ValueError: if ``batch_size`` is not a positive int, or a symmetry does not fit
+        the buffer's shapes.
+    """
+    if not _is_positive_int(batch_size):
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}.")
+    index_key, symmetry_key = jax.random.split(key)
+    index = jax.random.randint(index_key, (batch_size,), 0, jnp.maximum(buffer.size, 1))
+    observation = buffer.observation[index].astype(jnp.float32)
+    policy = buffer.policy[index].astype(jnp.float32)
+    value = buffer.value[index].astype(jnp.float32)
+    if symmetries:
+        choice = jax.random.randint(symmetry_key, (batch_size,), 0, len(symmetries))
+        observation, policy = _apply_symmetries(symmetries, choice, observation, policy)
+    return Sample(observation=observation, policy=policy, value=value)
+
+
+def _apply_symmetries(
+    symmetries: Sequence[Symmetry], choice: Array, observation: Array, policy: Array
+) -> tuple[Array, Array]:
+    """Applies ``symmetries[choice[b]]`` to example ``b``: [B, H, W, C] and [B, A]."""
+    transformed = []
+    for symmetry in symmetries:
+        moved = symmetry.transform_observation(observation)
+        if moved.shape != observation.shape:
+            raise ValueError(
+                f"Symmetry {symmetry.name!r} maps observations of shape "
+                f"{observation.shape} to {moved.shape}; augmentation needs shape-preserving "
+                "symmetries (e.g. no transpose on a non-square board)."
+            )
+        transformed.append(moved)
+    permutations = np.stack([np.asarray(s.action_permutation) for s in symmetries])
+    if permutations.shape[1] != policy.shape[-1]:
+        raise ValueError(
+            f"Symmetry action permutations have {permutations.shape[1]} entries, but the "
+            f"buffer holds {policy.shape[-1]} actions."
+        )
+    stacked = jnp.stack(transformed)  # [S, B, H, W, C]
+    observation = stacked[choice, jnp.arange(choice.shape[0])]
+    gather = jnp.asarray(permutations, jnp.int32)[choice]  # [B, A]
+    policy = jnp.take_along_axis(policy, gather, axis=-1)
+    return observation, policy
+
+
+def _is_positive_int(x: object) -> bool:
+    return isinstance(x, int | np.integer) and not isinstance(x, bool) and x >= 1
+
+
+def _check_samples(buffer: ReplayBuffer, samples: Sample) -> int:
+    """Checks the samples' shapes against the buffer's; returns ``M``."""
+    num_samples = samples.value.shape[0] if samples.value.ndim == 1 else None
+    expected = {
+        "observation": (num_samples, *buffer.observation.shape[1:]),
+        "policy": (num_samples, *buffer.policy.shape[1:]),
+        "value": (num_samples,),
+    }
+    for name, shape in expected.items():
+        received = getattr(samples, name).shape
+        if num_samples is None or received != shape:
+            raise ValueError(
+                f"samples.{name} must have shape [M, ...] = "
+                f"{('M', *shape[1:])} with M = len(samples.value) matching this buffer; "
+                f"got observation {samples.observation.shape}, policy "
+                f"{samples.policy.shape}, value {samples.value.shape}."
+            )
+    return num_samples
+
+
+def _check_valid(valid: Array, shape: tuple[int, ...]) -> None:
+    if valid.shape != tuple(shape) or valid.dtype != jnp.bool_:
+        raise ValueError(f"valid must be bool{list(shape)}; got {valid.dtype}{list(valid.shape)}.")

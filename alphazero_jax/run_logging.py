@@ -1,0 +1,77 @@
+"""Where a training run reports: JSON lines, TensorBoard event files and the console.
+
+Host-side only: it receives plain Python floats, fetched once per log interval.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from tensorboardX import SummaryWriter
+
+METRICS_FILE = "metrics.jsonl"
+TENSORBOARD_DIR = "tensorboard"
+
+
+class RunLogger:
+    """Writes one record per log interval to ``metrics.jsonl``, TensorBoard and stderr.
+
+    On resume, ``history`` (the records kept in the checkpoint) replaces the JSON-lines
+    file, so that records written after the last checkpoint by an interrupted run vanish,
+    and TensorBoard hides its events from that iteration on.
+    """
+
+    def __init__(self, workdir: str, *, total_iterations: int, history: list[dict]):
+        self._path = os.path.join(workdir, METRICS_FILE)
+        with open(self._path, "w") as file:
+            file.writelines(json.dumps(record) + "\n" for record in history)
+        start = int(history[-1]["iteration"]) + 1 if history else 0
+        self._writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR), purge_step=start)
+        self._total = total_iterations
+        self._started = time.monotonic()
+        self._first_iteration: int | None = None
+        self._tty = sys.stderr.isatty()
+
+    def write(self, record: dict) -> None:
+        """Logs ``record``, which holds ``iteration`` and float metrics."""
+        iteration = int(record["iteration"])
+        with open(self._path, "a") as file:
+            file.write(json.dumps(record) + "\n")
+        for name, value in record.items():
+            if name != "iteration" and isinstance(value, int | float):
+                self._writer.add_scalar(name, value, iteration)
+        self._writer.flush()
+        self._progress(iteration, record)
+
+    def _progress(self, iteration: int, record: dict) -> None:
+        if self._first_iteration is None:
+            self._first_iteration, self._started = iteration, time.monotonic()
+            eta = "?"
+        else:
+            rate = (iteration - self._first_iteration) / (time.monotonic() - self._started)
+            eta = _duration((self._total - iteration) / rate) if rate > 0 else "?"
+        done = iteration / max(self._total, 1)
+        bar = "#" * int(20 * done) + "-" * (20 - int(20 * done))
+        line = (
+            f"[{bar}] {iteration}/{self._total} "
+            f"{record.get('positions_per_s', 0.0):,.0f} pos/s "
+            f"loss {record.get('loss', float('nan')):.3f} "
+            f"(v {record.get('value_loss', float('nan')):.3f}, "
+            f"p {record.get('policy_loss', float('nan')):.3f}) ETA {eta}"
+        )
+        sys.stderr.write(("\r" + line) if self._tty else (line + "\n"))
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        self._writer.close()
+        if self._tty:
+            sys.stderr.write("\n")
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"

@@ -1,0 +1,181 @@
+"""The mctx adapter: a game plus a network become a batched tree search.
+
+The mctx embedding is the batched game State. Conventions (DESIGN.md):
+
+- the network's value is from the view of the player to move;
+- ``recurrent_fn`` returns the reward for the player who just moved, with
+  ``discount = -1`` (the next node's value is from the opponent's view), and ``0`` once
+  the game is over, where the value is 0 too: nothing below a terminal node counts;
+- illegal actions are masked at the root (``invalid_actions``) and inside the tree (their
+  prior logits set to the lowest float), so no NaN appears even when every action is
+  illegal (terminal nodes, full boards);
+- values stay on their natural scale [-1, 1]. mctx's defaults min-max normalise Q over
+  each node's visited children, which suits MuZero's unbounded returns but turns tiny
+  differences between untrained value estimates into 0-versus-1 gaps, so that a search
+  with a fresh network can lock onto its first move and miss a win one ply away.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import mctx
+
+from alphazero_jax.types import Array, Game, State
+
+POLICIES = ("puct", "gumbel")
+
+SearchFn = Callable[[dict, Array, State], mctx.PolicyOutput]
+
+
+def qtransform_alphazero(tree: mctx.Tree, node_index: Array) -> Array:
+    """PUCT's value term as in AlphaZero: raw Q in [-1, 1] from the mover's view, and an
+    unvisited child valued at its parent's current value (first-play urgency = parent)."""
+    qvalues = tree.qvalues(node_index)
+    visited = tree.children_visits[node_index] > 0
+    return jnp.where(visited, qvalues, tree.node_values[node_index])
+
+
+def mask_logits(logits: Array, legal_action_mask: Array) -> Array:
+    """Sets illegal logits to the lowest float32; all-illegal rows stay finite (uniform)."""
+    return jnp.where(legal_action_mask, logits, jnp.finfo(jnp.float32).min)
+
+
+def _evaluate(game: Game, apply_fn: Callable, variables: dict, states: State):
+    """Masked prior logits and values float32[B, A], float32[B] of batched ``states``."""
+    observations = jax.vmap(game.observe)(states)
+    output, _ = apply_fn(variables, observations)
+    legal = jax.vmap(game.legal_action_mask)(states)
+    return mask_logits(output.logits, legal), output.value, legal
+
+
+def make_root_fn(game: Game, apply_fn: Callable) -> Callable[[dict, State], mctx.RootFnOutput]:
+    """``root_fn(variables, states[B]) -> mctx.RootFnOutput`` (the embedding is the states)."""
+
+    def root_fn(variables: dict, states: State) -> mctx.RootFnOutput:
+        logits, value, _ = _evaluate(game, apply_fn, variables, states)
+        return mctx.RootFnOutput(prior_logits=logits, value=value, embedding=states)
+
+    return root_fn
+
+
+def make_recurrent_fn(game: Game, apply_fn: Callable) -> Callable:
+    """mctx's ``recurrent_fn(variables, key, action[B], states[B]) -> (output, states)``."""
+
+    def recurrent_fn(variables: dict, key: Array, action: Array, states: State):
+        del key  # The games are deterministic.
+        next_states = jax.vmap(game.step)(states, action)
+        logits, value, _ = _evaluate(game, apply_fn, variables, next_states)
+        mover = states.current_player
+        reward = jnp.take_along_axis(next_states.rewards, mover[:, None], axis=1)[:, 0]
+        reward = jnp.where(states.terminal, 0.0, reward)  # Nothing happens after the end.
+        over = next_states.terminal
+        output = mctx.RecurrentFnOutput(
+            reward=reward,
+            discount=jnp.where(over, 0.0, -1.0),
+            prior_logits=logits,
+            value=jnp.where(over, 0.0, value),
+        )
+        return output, next_states
+
+    return recurrent_fn
+
+
+def make_search(
+    game: Game,
+    apply_fn: Callable,
+    *,
+    policy: str = "puct",
+    num_simulations: int = 64,
+    dirichlet_alpha: float = 0.3,
+    dirichlet_fraction: float = 0.25,
+    c_puct: float = 1.25,
+    c_puct_base: float = 19652.0,
+    max_num_considered_actions: int = 16,
+    gumbel_scale: float = 1.0,
+) -> SearchFn:
+    """Builds ``search(variables, key, states[B]) -> mctx.PolicyOutput``.
+
+    Args:
+      game: the game; its batched State is the tree's embedding.
+      apply_fn: ``networks.make_network``'s apply function.
+      policy: ``"puct"`` (``mctx.muzero_policy``: AlphaZero's PUCT with Dirichlet noise at
+        the root; its ``action`` is sampled from the visit counts) or ``"gumbel"``
+        (``mctx.gumbel_muzero_policy``; its ``action`` is the sequential-halving choice).
+      num_simulations: simulations per search (a static int, >= 1).
+      dirichlet_alpha: PUCT root noise concentration.
+      dirichlet_fraction: PUCT root noise weight (0 disables the noise).
+      c_puct: PUCT exploration constant (mctx's ``pb_c_init``).
+      c_puct_base: PUCT's visit-count scale (mctx's ``pb_c_base``).
+      max_num_considered_actions: Gumbel's root candidates.
+      gumbel_scale: Gumbel noise scale (0 makes the Gumbel search deterministic).
+
+    Returns:
+      The search function; the caller jits it. Its ``action_weights`` is the policy
+      target: visit frequencies for PUCT, the improved policy for Gumbel.
+    """
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}.")
+    if not isinstance(num_simulations, int) or num_simulations < 1:
+        raise ValueError(f"num_simulations must be an int >= 1, got {num_simulations!r}.")
+    root_fn = make_root_fn(game, apply_fn)
+    recurrent_fn = make_recurrent_fn(game, apply_fn)
+    if policy == "puct":
+        run = functools.partial(
+            mctx.muzero_policy,
+            dirichlet_alpha=dirichlet_alpha,
+            dirichlet_fraction=dirichlet_fraction,
+            pb_c_init=c_puct,
+            pb_c_base=c_puct_base,
+            qtransform=qtransform_alphazero,
+        )
+    else:
+        run = functools.partial(
+            mctx.gumbel_muzero_policy,
+            max_num_considered_actions=max_num_considered_actions,
+            gumbel_scale=gumbel_scale,
+            qtransform=functools.partial(
+                mctx.qtransform_completed_by_mix_value, rescale_values=False
+            ),
+        )
+
+    def search(variables: dict, key: Array, states: State) -> mctx.PolicyOutput:
+        root = root_fn(variables, states)
+        legal = jax.vmap(game.legal_action_mask)(states)
+        # A finished game has no legal move; let its (ignored) search see all moves as legal
+        # rather than none, which keeps every statistic finite.
+        invalid = ~legal & legal.any(axis=-1, keepdims=True)
+        return run(
+            params=variables,
+            rng_key=key,
+            root=root,
+            recurrent_fn=recurrent_fn,
+            num_simulations=num_simulations,
+            invalid_actions=invalid,
+        )
+
+    return search
+
+
+def choose_action(output: mctx.PolicyOutput, key: Array, *, policy: str, sample: Array) -> Array:
+    """int32[B]: the move to play after a search, sampled where ``sample`` (bool[B]) is set.
+
+    PUCT samples from the visit counts (mctx's own ``action``) or takes the most visited
+    move. Gumbel samples from the improved policy (``action_weights``) or takes sequential
+    halving's choice (mctx's ``action``): under Gumbel, moves dropped early keep few visits
+    and untested values, so the improved policy's argmax is no choice of the search.
+    """
+    weights = output.action_weights
+    if policy == "puct":
+        sampled = output.action
+        greedy = jnp.argmax(weights, axis=-1)
+    elif policy == "gumbel":
+        logits = jnp.where(weights > 0, jnp.log(jnp.maximum(weights, 1e-30)), -jnp.inf)
+        sampled = jax.random.categorical(key, logits, axis=-1)
+        greedy = output.action
+    else:
+        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}.")
+    return jnp.where(sample, sampled, greedy).astype(jnp.int32)

@@ -1,0 +1,267 @@
+"""``train_and_evaluate(config, workdir)``: the only loop over iterations.
+
+One iteration, compiled once as a single XLA program: self-play a batch of games (the batch
+split over all local devices), add the positions to the replay memory, then K optimiser
+updates on batches sampled from it. The loop around it logs, checkpoints every few
+minutes, on Ctrl-C and at the end, and resumes exactly from the newest checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+from flax import struct
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
+
+from alphazero_jax import checkpointing, games, learner, networks, replay, search, selfplay
+from alphazero_jax.config_schema import validate_config
+from alphazero_jax.run_logging import RunLogger
+from alphazero_jax.types import Array, Game
+
+CONFIG_FILE = "config.json"
+CHECKPOINT_DIR = "checkpoints"
+_BATCH_AXIS = "batch"
+
+
+@struct.dataclass
+class TrainingState:
+    """Everything a run needs to continue exactly: what a checkpoint holds."""
+
+    learner: learner.TrainState
+    replay: replay.ReplayBuffer
+    key: Array  # uint32[2]: raw PRNG key data.
+    iteration: Array  # int32[]: iterations completed.
+    num_positions: Array  # int32[]: self-play positions generated so far.
+
+
+class Components(NamedTuple):
+    game: Game
+    apply_fn: Any
+    mesh: Mesh
+    initial_state: TrainingState
+    iteration_fn: Any  # jitted (TrainingState) -> (TrainingState, metrics)
+
+
+def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
+    """Self-play with the batch split over the mesh: each device plays its share."""
+    num_devices = mesh.devices.size
+    search_fn = search.make_search(game, apply_fn, **config.search)
+    play = selfplay.make_selfplay(
+        game,
+        search_fn,
+        policy=config.search.policy,
+        batch_size=config.selfplay.batch_size // num_devices,
+        num_sampling_moves=config.selfplay.num_sampling_moves,
+    )
+    sharded = jax.shard_map(
+        lambda variables, keys: play(variables, keys[0]),
+        mesh=mesh,
+        in_specs=(P(), P(_BATCH_AXIS)),
+        out_specs=P(None, _BATCH_AXIS),
+        check_vma=False,  # mctx's internal while_loop fails the varying-axes check
+    )
+    return lambda variables, key: sharded(variables, jax.random.split(key, num_devices))
+
+
+def _make_iteration(config, game, apply_fn, mesh: Mesh):
+    play = _selfplay_over_devices(config, game, apply_fn, mesh)
+    schedule = learner.make_schedule(**_schedule_settings(config))
+    optimizer = learner.make_optimizer(**_optimizer_settings(config))
+    update = learner.make_update(
+        apply_fn,
+        optimizer,
+        l2_weight=config.learner.l2_weight,
+        value_weight=config.learner.value_weight,
+        schedule=schedule,
+    )
+    symmetries = game.symmetries if config.replay.augment else ()
+    batch_sharding = NamedSharding(mesh, P(_BATCH_AXIS))
+
+    def learn(learner_state, buffer, key):
+        def one_update(state, key):
+            batch = replay.sample(
+                buffer, key, batch_size=config.learner.batch_size, symmetries=symmetries
+            )
+            batch = jax.lax.with_sharding_constraint(batch, batch_sharding)
+            return update(state, batch)
+
+        keys = jax.random.split(key, config.learner.updates_per_iteration)
+        learner_state, metrics = jax.lax.scan(one_update, learner_state, keys)
+        return learner_state, jax.tree.map(jnp.mean, metrics)
+
+    def iteration(state: TrainingState):
+        key, play_key, learn_key = jax.random.split(jax.random.wrap_key_data(state.key), 3)
+        trajectory = play(state.learner.variables, play_key)
+        buffer = replay.add_trajectory(state.replay, trajectory)
+        learner_state, metrics = learn(state.learner, buffer, learn_key)
+        num_positions = trajectory.valid.sum().astype(jnp.int32)
+        metrics.update(_selfplay_metrics(trajectory), positions=num_positions)
+        new_state = TrainingState(
+            learner=learner_state,
+            replay=buffer,
+            key=jax.random.key_data(key),
+            iteration=state.iteration + 1,
+            num_positions=state.num_positions + num_positions,
+        )
+        return new_state, metrics
+
+    return jax.jit(iteration, donate_argnums=0)
+
+
+def _selfplay_metrics(trajectory) -> dict[str, Array]:
+    first_player_score = trajectory.value[0]  # the first position's mover is player 0
+    return {
+        "game_length": trajectory.valid.sum(0).mean(),
+        "first_player_wins": (first_player_score > 0).mean(),
+        "draws": (first_player_score == 0).mean(),
+    }
+
+
+def _schedule_settings(config) -> dict:
+    total = config.num_iterations * config.learner.updates_per_iteration
+    return dict(
+        learning_rate=config.learner.learning_rate,
+        schedule=config.learner.schedule,
+        warmup_steps=config.learner.warmup_steps,
+        total_steps=total,
+        decay_rate=config.learner.decay_rate,
+        decay_steps=tuple(config.learner.decay_steps),
+    )
+
+
+def _optimizer_settings(config) -> dict:
+    return dict(_schedule_settings(config), name=config.learner.optimizer)
+
+
+def build(config: ml_collections.ConfigDict) -> Components:
+    """Validates ``config`` and builds the game, network, initial state and iteration."""
+    devices = jax.devices()
+    validate_config(config, num_devices=len(devices))
+    game = games.make(config.game.name, **config.game.settings)
+    mesh = Mesh(np.array(devices), (_BATCH_AXIS,))
+    key = jax.random.key(config.seed)
+    net_key, run_key = jax.random.split(key)
+    apply_fn, variables = networks.make_network(game, key=net_key, **config.network)
+    optimizer = learner.make_optimizer(**_optimizer_settings(config))
+    state = TrainingState(
+        learner=learner.init_train_state(variables, optimizer),
+        replay=replay.init(
+            capacity=config.replay.capacity,
+            observation_shape=game.observation_shape,
+            num_actions=game.num_actions,
+        ),
+        key=jax.random.key_data(run_key),
+        iteration=jnp.int32(0),
+        num_positions=jnp.int32(0),
+    )
+    state = jax.device_put(state, NamedSharding(mesh, P()))
+    return Components(game, apply_fn, mesh, state, _make_iteration(config, game, apply_fn, mesh))
+
+
+def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
+    """Refuses a workdir whose run plays another game or has another network shape."""
+    path = os.path.join(workdir, CONFIG_FILE)
+    if not os.path.exists(path):
+        return
+    with open(path) as file:
+        previous = json.load(file)
+    for section in ("game", "network"):
+        before, now = previous.get(section), config[section].to_dict()
+        if before != now:
+            raise ValueError(
+                f"{workdir} holds a run with {section} {before}, but this config asks for "
+                f"{section} {now}. Resume it with its own settings, or choose another workdir."
+            )
+
+
+class _StopRequest:
+    """Turns the first Ctrl-C (or SIGTERM) into a request to save and stop."""
+
+    def __init__(self):
+        self.requested = False
+        self._previous = {}
+
+    def _handle(self, signum, frame):
+        del frame
+        if self.requested:  # A second Ctrl-C stops at once.
+            raise KeyboardInterrupt
+        self.requested = True
+        print(f"\nSignal {signum}: saving a checkpoint and stopping...", flush=True)
+
+    def __enter__(self):
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self._previous[signum] = signal.signal(signum, self._handle)
+            except ValueError:  # Not the main thread: leave signals alone.
+                pass
+        return self
+
+    def __exit__(self, *exc):
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> TrainingState:
+    """Trains (or resumes training) until ``config.num_iterations``; returns the state.
+
+    ``workdir`` receives ``config.json``, ``checkpoints/``, ``metrics.jsonl`` and
+    ``tensorboard/``. If it already holds checkpoints of the same game and network, the run
+    continues from the newest one, exactly as if it had never stopped.
+    """
+    components = build(config)
+    os.makedirs(workdir, exist_ok=True)
+    _check_workdir(workdir, config)
+    manager = checkpointing.make_manager(
+        os.path.join(workdir, CHECKPOINT_DIR), max_to_keep=config.max_to_keep
+    )
+    state, history = components.initial_state, []
+    if checkpointing.latest_step(manager) is not None:
+        state, metadata = checkpointing.restore(manager, state)
+        history = metadata["history"]
+    with open(os.path.join(workdir, CONFIG_FILE), "w") as file:
+        json.dump(config.to_dict(), file, indent=2)
+    iteration = int(state.iteration)
+    logger = RunLogger(workdir, total_iterations=config.num_iterations, history=history)
+    sums, count, log_started = None, 0, time.monotonic()
+    last_save = time.monotonic()
+    try:
+        with _StopRequest() as stop:
+            while iteration < config.num_iterations and not stop.requested:
+                state, metrics = components.iteration_fn(state)
+                iteration += 1
+                sums = metrics if sums is None else jax.tree.map(jnp.add, sums, metrics)
+                count += 1
+                if iteration % config.log_every == 0 or iteration == config.num_iterations:
+                    record = _record(iteration, jax.device_get(sums), count, log_started)
+                    history.append(record)
+                    logger.write(record)
+                    sums, count, log_started = None, 0, time.monotonic()
+                minutes = (time.monotonic() - last_save) / 60
+                if minutes >= config.checkpoint_every_minutes:
+                    checkpointing.save(manager, iteration, state, {"history": history})
+                    last_save = time.monotonic()
+            if checkpointing.latest_step(manager) != iteration:
+                checkpointing.save(manager, iteration, state, {"history": history})
+    finally:
+        logger.close()
+        manager.close()
+    return state
+
+
+def _record(iteration: int, sums: dict, count: int, started: float) -> dict:
+    seconds = time.monotonic() - started
+    record = {"iteration": iteration, "seconds": seconds}
+    for name, value in sums.items():
+        total = float(np.asarray(value))
+        record[name] = total if name == "positions" else total / count
+    record["positions_per_s"] = record["positions"] / max(seconds, 1e-9)
+    return record

@@ -1,0 +1,72 @@
+"""Settings shared by every game's config; each game's file adjusts its presets."""
+
+from __future__ import annotations
+
+import ml_collections
+
+
+def base_config() -> ml_collections.ConfigDict:
+    config = ml_collections.ConfigDict()
+    config.seed = 0
+    config.num_iterations = 100
+    config.log_every = 1
+    config.checkpoint_every_minutes = 5.0
+    config.max_to_keep = 3
+
+    config.game = ml_collections.ConfigDict({"name": "", "settings": {}})
+
+    config.network = ml_collections.ConfigDict(
+        {
+            "channels": 64,
+            "blocks": 4,
+            "activation": "relu",
+            "normalization": "batch_norm",
+            "value_hidden": 64,
+        }
+    )
+    config.search = ml_collections.ConfigDict(
+        {
+            "policy": "puct",
+            "num_simulations": 64,
+            "dirichlet_alpha": 0.3,
+            "dirichlet_fraction": 0.25,
+            "c_puct": 1.25,
+            "c_puct_base": 19652.0,
+            "max_num_considered_actions": 16,
+            "gumbel_scale": 1.0,
+        }
+    )
+    config.selfplay = ml_collections.ConfigDict({"batch_size": 64, "num_sampling_moves": 10})
+    config.replay = ml_collections.ConfigDict({"capacity": 30_000, "augment": True})
+    config.learner = ml_collections.ConfigDict(
+        {
+            "batch_size": 256,
+            "updates_per_iteration": 8,
+            "optimizer": "adam",
+            "learning_rate": 1e-3,
+            "schedule": "cosine",
+            "warmup_steps": 50,
+            "decay_rate": 0.1,
+            "decay_steps": (),
+            "l2_weight": 1e-4,
+            "value_weight": 1.0,
+        }
+    )
+    return config
+
+
+def has_accelerator() -> bool:
+    import jax
+
+    return jax.default_backend() != "cpu"
+
+
+def smoke(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
+    """A few seconds of real training, for tests: tiny net, few games, few updates."""
+    config.num_iterations = 3
+    config.network.update(channels=8, blocks=1, value_hidden=8)
+    config.search.update(num_simulations=4, max_num_considered_actions=4)
+    config.selfplay.update(batch_size=4, num_sampling_moves=4)
+    config.replay.capacity = 512
+    config.learner.update(batch_size=16, updates_per_iteration=2, warmup_steps=0)
+    return config

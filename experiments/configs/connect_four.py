@@ -1,0 +1,41 @@
+r"""Connect Four 6x7. Presets: ``default`` (an accelerator), ``cpu`` (a 2-core machine),
+``smoke`` (tests) and ``auto`` (``cpu`` unless JAX sees an accelerator):
+
+    python -m experiments.train --config=experiments/configs/connect_four.py:cpu \
+        --workdir=runs/connect_four
+"""
+
+from __future__ import annotations
+
+import ml_collections
+
+from experiments.configs import base
+
+PRESETS = ("default", "cpu", "smoke", "auto")
+
+
+def get_config(preset: str = "default") -> ml_collections.ConfigDict:
+    if preset not in PRESETS:
+        raise ValueError(f"Unknown preset {preset!r}; expected one of {PRESETS}.")
+    if preset == "auto":
+        preset = "default" if base.has_accelerator() else "cpu"
+    config = base.base_config()
+    config.game.name = "connect_four"
+    config.game.settings = {"rows": 6, "cols": 7, "connect": 4}
+    if preset == "default":
+        config.num_iterations = 2000
+        config.network.update(channels=128, blocks=6, value_hidden=128)
+        config.search.num_simulations = 128
+        config.selfplay.batch_size = 512
+        config.replay.capacity = 500_000
+        config.learner.update(batch_size=1024, updates_per_iteration=32)
+    elif preset == "cpu":
+        config.num_iterations = 400
+        config.network.update(channels=32, blocks=3, value_hidden=32)
+        config.search.num_simulations = 32
+        config.selfplay.batch_size = 64
+        config.replay.capacity = 60_000
+        config.learner.update(batch_size=256, updates_per_iteration=8, learning_rate=2e-3)
+    elif preset == "smoke":
+        config = base.smoke(config)
+    return config

@@ -1,0 +1,31 @@
+r"""Tic-Tac-Toe 3x3. Presets: ``default`` (learns perfect play in a few minutes on a
+2-core CPU), ``cpu`` (the same) and ``smoke`` (tests):
+
+    python -m experiments.train --config=experiments/configs/tic_tac_toe.py \
+        --workdir=runs/tic_tac_toe
+"""
+
+from __future__ import annotations
+
+import ml_collections
+
+from experiments.configs import base
+
+PRESETS = ("default", "cpu", "smoke", "auto")
+
+
+def get_config(preset: str = "default") -> ml_collections.ConfigDict:
+    if preset not in PRESETS:
+        raise ValueError(f"Unknown preset {preset!r}; expected one of {PRESETS}.")
+    config = base.base_config()
+    config.game.name = "tic_tac_toe"
+    config.game.settings = {"rows": 3, "cols": 3, "connect": 3}
+    if preset == "smoke":
+        return base.smoke(config)
+    config.num_iterations = 150
+    config.network.update(channels=32, blocks=2, value_hidden=32)
+    config.search.update(num_simulations=32, max_num_considered_actions=9)
+    config.selfplay.update(batch_size=128, num_sampling_moves=4)
+    config.replay.capacity = 20_000
+    config.learner.update(batch_size=256, updates_per_iteration=8, learning_rate=2e-3)
+    return config

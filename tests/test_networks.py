@@ -1,0 +1,186 @@
+"""The AlphaZero ResNet: shapes, modes (train / eval), settings, parameter counts, tracing."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from alphazero_jax import games, networks
+
+SMALL = {"channels": 8, "blocks": 1, "value_hidden": 4}
+
+
+def _observations(game, batch, seed=0):
+    """Random 0/1 planes shaped like the game's observations: float32[B, H, W, C]."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 2, (batch, *game.observation_shape)).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    ("name", "num_actions"), [("tic_tac_toe", 9), ("connect_four", 7)], ids=str
+)
+def test_network__output_shapes_dtypes_and_value_range(name, num_actions):
+    game = games.make(name)
+    apply_fn, variables = networks.make_network(game, **SMALL)
+    output, _ = apply_fn(variables, _observations(game, 5))
+    assert output.logits.shape == (5, num_actions)
+    assert output.value.shape == (5,)
+    assert output.logits.dtype == jnp.float32
+    assert output.value.dtype == jnp.float32
+    assert np.all(np.abs(np.asarray(output.value)) < 1.0)
+    assert np.all(np.isfinite(np.asarray(output.logits)))
+
+
+def test_network__outputs_are_float32_whatever_the_input_dtype():
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = networks.make_network(game, **SMALL)
+    observations = _observations(game, 3)
+    reference, _ = apply_fn(variables, observations)
+    for dtype in (jnp.bfloat16, jnp.int32, jnp.bool_):
+        output, _ = apply_fn(variables, jnp.asarray(observations).astype(dtype))
+        assert output.logits.dtype == jnp.float32
+        assert output.value.dtype == jnp.float32
+        # The planes are 0/1, exact in every dtype, so the answer is the same.
+        np.testing.assert_allclose(output.logits, reference.logits, rtol=1e-5, atol=1e-5)
+
+
+def test_network__train_mode_updates_batch_stats_and_eval_mode_does_not():
+    game = games.make("connect_four")
+    apply_fn, variables = networks.make_network(game, **SMALL)
+    observations = _observations(game, 8)
+
+    _, same = apply_fn(variables, observations, train=False)
+    assert same is variables
+
+    _, updated = apply_fn(variables, observations, train=True)
+    assert set(updated) == {"params", "batch_stats"}
+    assert updated["params"] is variables["params"]
+    old = variables["batch_stats"]["stem_norm"]["mean"]
+    new = updated["batch_stats"]["stem_norm"]["mean"]
+    # Running means start at 0 and move 10% of the way to the batch mean (momentum 0.9).
+    assert np.allclose(old, 0.0)
+    assert not np.allclose(new, old)
+    stem = jax.lax.conv_general_dilated(
+        observations,
+        variables["params"]["stem_conv"]["kernel"],
+        (1, 1),
+        "SAME",
+        dimension_numbers=("NHWC", "HWIO", "NHWC"),
+    )
+    np.testing.assert_allclose(new, 0.1 * stem.mean(axis=(0, 1, 2)), rtol=1e-4, atol=1e-6)
+
+
+def test_network__train_mode_uses_batch_statistics():
+    """With batch statistics, a lone position's output depends on the rest of its batch."""
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = networks.make_network(game, **SMALL)
+    observations = _observations(game, 6)
+    full, _ = apply_fn(variables, observations, train=True)
+    half, _ = apply_fn(variables, observations[:3], train=True)
+    assert not np.allclose(full.logits[:3], half.logits)
+    full, _ = apply_fn(variables, observations, train=False)
+    half, _ = apply_fn(variables, observations[:3], train=False)
+    np.testing.assert_allclose(full.logits[:3], half.logits, rtol=1e-5, atol=1e-6)
+
+
+def test_network__without_normalization_has_no_batch_stats():
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = networks.make_network(game, normalization="none", **SMALL)
+    assert set(variables) == {"params"}
+    output, new_variables = apply_fn(variables, _observations(game, 4), train=True)
+    assert new_variables is variables
+    assert output.logits.shape == (4, 9)
+    # Without a norm after them, the convolutions carry a bias.
+    assert "bias" in variables["params"]["stem_conv"]
+
+
+def test_network__parameter_counts_worked_out_by_hand():
+    game = games.make("tic_tac_toe")  # 3x3 board, 2 planes, 9 actions.
+    _, variables = networks.make_network(game, **SMALL)
+    # stem: 3*3*2*8 = 144 kernel + 8+8 norm = 160
+    # block: 2 * (3*3*8*8 = 576) kernels + 2 * 16 norm = 1184
+    # policy: 1*1*8*2 = 16 kernel + 4 norm + dense 18*9+9 = 171 -> 191
+    # value: 1*1*8*1 = 8 kernel + 2 norm + dense 9*4+4 = 40 + dense 4*1+1 = 5 -> 55
+    assert networks.num_parameters(variables) == 160 + 1184 + 191 + 55
+    _, variables = networks.make_network(game, normalization="none", **SMALL)
+    # Each conv trades its norm (2 per channel) for a bias (1 per channel):
+    # 152 + 2 * 584 + (18 + 171) + (9 + 40 + 5)
+    assert networks.num_parameters(variables) == 152 + 1168 + 189 + 54
+
+
+def test_network__blocks_zero_is_stem_and_heads_only():
+    game = games.make("tic_tac_toe")
+    _, variables = networks.make_network(game, channels=8, blocks=0, value_hidden=4)
+    assert networks.num_parameters(variables) == 160 + 191 + 55
+    assert not any(name.startswith("block_") for name in variables["params"])
+
+
+def test_network__leaky_relu_changes_the_output_but_not_the_weights():
+    game = games.make("tic_tac_toe")
+    observations = _observations(game, 4)
+    relu_fn, relu_variables = networks.make_network(game, **SMALL)
+    leaky_fn, leaky_variables = networks.make_network(game, activation="leaky_relu", **SMALL)
+    jax.tree_util.tree_map(np.testing.assert_array_equal, relu_variables, leaky_variables)
+    relu, _ = relu_fn(relu_variables, observations)
+    leaky, _ = leaky_fn(leaky_variables, observations)
+    assert np.all(np.isfinite(np.asarray(leaky.logits)))
+    assert not np.allclose(relu.logits, leaky.logits)
+
+
+def test_network__key_decides_the_weights():
+    game = games.make("tic_tac_toe")
+    _, default = networks.make_network(game, **SMALL)
+    _, zero = networks.make_network(game, key=jax.random.key(0), **SMALL)
+    _, one = networks.make_network(game, key=jax.random.key(1), **SMALL)
+    kernel = ("params", "stem_conv", "kernel")
+
+    def pick(variables):
+        return np.asarray(variables[kernel[0]][kernel[1]][kernel[2]])
+
+    np.testing.assert_array_equal(pick(default), pick(zero))
+    assert not np.allclose(pick(zero), pick(one))
+
+
+@pytest.mark.parametrize(
+    ("settings", "match"),
+    [
+        ({"activation": "gelu"}, r"activation must be one of 'relu', 'leaky_relu', got 'gelu'"),
+        ({"normalization": "layer_norm"}, r"normalization must be one of .*'layer_norm'"),
+        ({"channels": 0}, r"channels must be an integer >= 1, got 0"),
+        ({"channels": 8.0}, r"channels must be an integer >= 1, got 8.0"),
+        ({"blocks": -1}, r"blocks must be an integer >= 0, got -1"),
+        ({"value_hidden": True}, r"value_hidden must be an integer >= 1, got True"),
+    ],
+    ids=lambda value: str(value) if isinstance(value, dict) else "",
+)
+def test_network__bad_settings_raise(settings, match):
+    with pytest.raises(ValueError, match=match):
+        networks.make_network(games.make("tic_tac_toe"), **settings)
+
+
+def test_network__wrong_observation_shape_raises():
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = networks.make_network(game, **SMALL)
+    with pytest.raises(ValueError, match=r"shape \[B, 3, 3, 2\].*got \[3, 3, 2\]"):
+        apply_fn(variables, np.zeros((3, 3, 2), np.float32))
+
+
+def test_network__jits_and_traces_once():
+    game = games.make("connect_four")
+    apply_fn, variables = networks.make_network(game, **SMALL)
+    traces = []
+
+    def counted(variables, observations):
+        traces.append(None)
+        return apply_fn(variables, observations, train=True)
+
+    jitted = jax.jit(counted)
+    first, _ = jitted(variables, _observations(game, 4, seed=1))
+    second, new_variables = jitted(variables, _observations(game, 4, seed=2))
+    assert len(traces) == 1
+    assert not np.allclose(first.logits, second.logits)
+    eager, _ = apply_fn(variables, _observations(game, 4, seed=2), train=True)
+    np.testing.assert_allclose(second.logits, eager.logits, rtol=1e-5, atol=1e-5)
+    # The updated variables feed back in without a retrace.
+    jitted(new_variables, _observations(game, 4, seed=3))
+    assert len(traces) == 1

@@ -1,0 +1,102 @@
+"""Known-answer searches with a random network: taking a win and blocking a loss pin the
+signs of rewards, discounts and values; terminal and full-board roots stay finite."""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from alphazero_jax import games, networks, search
+
+# (game, settings, moves, the one right action, why)
+KNOWN_ANSWERS = [
+    ("connect_four", {}, "112233", 3, "X wins at once in column 4"),
+    ("connect_four", {}, "17273", 3, "O must block X's bottom-row three in column 4"),
+    ("tic_tac_toe", {}, "a1 a2 b1 b2", 8, "X wins at once on c1"),
+    ("tic_tac_toe", {}, "a1 b2 b1", 8, "O must block c1 (and then holds the draw)"),
+]
+# Gumbel's sequential halving drops half the root moves after a first round of equal
+# visits; with an untrained network a move's loss two plies down shows only after a few
+# dozen visits, so Gumbel needs more simulations than PUCT to block reliably.
+SEARCH_SETTINGS = {
+    "puct": {"num_simulations": 64},
+    "gumbel": {"num_simulations": 512, "max_num_considered_actions": 16},
+}
+
+
+@functools.cache
+def _random_network(name):
+    game = games.make(name)
+    return networks.make_network(game, channels=8, blocks=1, key=jax.random.key(7))
+
+
+@functools.cache
+def _search(name, policy):
+    game = games.make(name)
+    apply_fn, _ = _random_network(name)
+    return jax.jit(search.make_search(game, apply_fn, policy=policy, **SEARCH_SETTINGS[policy]))
+
+
+def _batch(game, move_lists):
+    return games.replay_batch(game, [game.actions_from_text(m) for m in move_lists])
+
+
+@pytest.mark.parametrize("policy", search.POLICIES)
+@pytest.mark.parametrize(("name", "settings", "moves", "answer", "why"), KNOWN_ANSWERS)
+def test_search__finds_the_one_right_move(policy, name, settings, moves, answer, why):
+    game = games.make(name, **settings)
+    _, variables = _random_network(name)
+    states = _batch(game, [moves] * 4)
+    for seed in range(3):
+        output = _search(name, policy)(variables, jax.random.key(seed), states)
+        greedy = jnp.zeros(len(states.terminal), bool)
+        key = jax.random.key(seed)
+        chosen = np.asarray(search.choose_action(output, key, policy=policy, sample=greedy))
+        assert (chosen == answer).all(), f"{why}: {policy} chose {chosen} (seed {seed})"
+
+
+@pytest.mark.parametrize("policy", search.POLICIES)
+def test_search__no_nan_at_terminal_roots_and_full_boards(policy):
+    game = games.make("connect_four")
+    _, variables = _random_network("connect_four")
+    draw = "452132145671363423737227774246535165114566"
+    states = _batch(game, [draw, draw[:-1], draw[:-2], "4455667", ""])
+    output = _search("connect_four", policy)(variables, jax.random.key(0), states)
+    for name, value in [
+        ("action_weights", output.action_weights),
+        ("node_values", output.search_tree.node_values),
+        ("children_values", output.search_tree.children_values),
+        ("children_prior_logits", output.search_tree.children_prior_logits),
+    ]:
+        assert np.isfinite(np.asarray(value)).all(), name
+    # One legal move left: the search chooses it.
+    chosen = search.choose_action(
+        output, jax.random.key(1), policy=policy, sample=jnp.ones(5, bool)
+    )
+    assert int(chosen[1]) == game.actions_from_text(draw[-1])[0]
+
+
+def test_search__recurrent_fn_rewards_the_player_who_moved():
+    """X completes four: reward +1 for X (the mover), discount 0, value 0."""
+    game = games.make("connect_four")
+    apply_fn, variables = _random_network("connect_four")
+    recurrent_fn = search.make_recurrent_fn(game, apply_fn)
+    states = _batch(game, ["112233", "112233"])
+    output, next_states = recurrent_fn(variables, None, jnp.array([3, 4]), states)
+    np.testing.assert_array_equal(np.asarray(output.reward), [1.0, 0.0])
+    np.testing.assert_array_equal(np.asarray(output.discount), [0.0, -1.0])
+    assert float(output.value[0]) == 0.0 and bool(next_states.terminal[0])
+    # After the end nothing more is rewarded.
+    output, _ = recurrent_fn(variables, None, jnp.array([0, 0]), next_states)
+    assert float(output.reward[0]) == 0.0
+
+
+def test_search__bad_settings_fail_early():
+    game = games.make("tic_tac_toe")
+    apply_fn, _ = _random_network("tic_tac_toe")
+    with pytest.raises(ValueError, match=r"policy must be one of \('puct', 'gumbel'\)"):
+        search.make_search(game, apply_fn, policy="uct")
+    with pytest.raises(ValueError, match="num_simulations must be an int >= 1, got 0"):
+        search.make_search(game, apply_fn, num_simulations=0)

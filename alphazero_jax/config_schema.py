@@ -31,6 +31,7 @@ SCHEMA: dict = {
     "log_every": _POSITIVE,
     "checkpoint_every_minutes": _POSITIVE_FLOAT,
     "max_to_keep": _POSITIVE,
+    "time_limit_minutes": _NON_NEGATIVE_FLOAT,
     "game": {"name": _one_of(*games.available()), "settings": _ANY},
     "network": {
         "channels": _POSITIVE,
@@ -105,6 +106,13 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> N
         raise ValueError(
             f"config.replay.capacity={config.replay.capacity} must be at least "
             f"config.learner.batch_size={config.learner.batch_size}."
+        )
+    total_steps = config.num_iterations * config.learner.updates_per_iteration
+    if config.learner.schedule == "cosine" and config.learner.warmup_steps >= total_steps:
+        raise ValueError(
+            f"config.learner.warmup_steps={config.learner.warmup_steps} must be below the "
+            f"{total_steps} updates of the run (config.num_iterations x "
+            "config.learner.updates_per_iteration) for the cosine schedule."
         )
     try:
         games.make(config.game.name, **config.game.settings)

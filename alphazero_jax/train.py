@@ -215,7 +215,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
 
     ``workdir`` receives ``config.json``, ``checkpoints/``, ``metrics.jsonl`` and
     ``tensorboard/``. If it already holds checkpoints of the same game and network, the run
-    continues from the newest one, exactly as if it had never stopped.
+    continues from the newest one, exactly as if it had never stopped. Ctrl-C (SIGINT or
+    SIGTERM), or ``config.time_limit_minutes`` of this call, saves a checkpoint and stops.
     """
     components = build(config)
     os.makedirs(workdir, exist_ok=True)
@@ -232,10 +233,15 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     iteration = int(state.iteration)
     logger = RunLogger(workdir, total_iterations=config.num_iterations, history=history)
     sums, count, log_started = None, 0, time.monotonic()
-    last_save = time.monotonic()
+    started = last_save = time.monotonic()
+    limit = config.time_limit_minutes * 60 or float("inf")
     try:
         with _StopRequest() as stop:
-            while iteration < config.num_iterations and not stop.requested:
+            while (
+                iteration < config.num_iterations
+                and not stop.requested
+                and time.monotonic() - started < limit
+            ):
                 state, metrics = components.iteration_fn(state)
                 iteration += 1
                 sums = metrics if sums is None else jax.tree.map(jnp.add, sums, metrics)

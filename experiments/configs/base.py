@@ -12,6 +12,7 @@ def base_config() -> ml_collections.ConfigDict:
     config.log_every = 1
     config.checkpoint_every_minutes = 5.0
     config.max_to_keep = 3
+    config.time_limit_minutes = 0.0  # > 0: save and stop after this long (this process)
 
     config.game = ml_collections.ConfigDict({"name": "", "settings": {}})
 

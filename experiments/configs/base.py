@@ -69,5 +69,7 @@ def smoke(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
     config.search.update(num_simulations=4, max_num_considered_actions=4)
     config.selfplay.update(batch_size=4, num_sampling_moves=4)
     config.replay.capacity = 512
-    config.learner.update(batch_size=16, updates_per_iteration=2, warmup_steps=0)
+    config.learner.update(
+        batch_size=16, updates_per_iteration=2, warmup_steps=0, schedule="constant"
+    )
     return config

@@ -1,0 +1,129 @@
+"""End to end: real training on the ``smoke`` presets, checkpoints, exact resume, Ctrl-C,
+and configs that fail before anything compiles."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import jax
+import numpy as np
+import pytest
+
+from alphazero_jax import checkpointing, train
+from experiments.configs import connect_four, tic_tac_toe
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _smoke(module=tic_tac_toe, **overrides):
+    config = module.get_config("smoke")
+    for dotted, value in overrides.items():
+        *path, key = dotted.split(".")
+        section = config
+        for name in path:
+            section = section[name]
+        section[key] = value
+    return config
+
+
+def _assert_same_tree(a, b):
+    leaves_a, leaves_b = jax.tree.leaves(a), jax.tree.leaves(b)
+    assert len(leaves_a) == len(leaves_b)
+    for x, y in zip(leaves_a, leaves_b):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"search.num_simulation": 3}, r"unknown key config\.search\.num_simulation"),
+        ({"search.num_simulations": 0}, r"config\.search\.num_simulations must be an int >= 1"),
+        ({"learner.batch_size": 0}, r"config\.learner\.batch_size must be an int >= 1, got 0"),
+        ({"replay.capacity": 8}, r"config\.replay\.capacity=8 must be at least"),
+        ({"search.policy": "uct"}, r"config\.search\.policy must be one of \('puct', 'gumbel'\)"),
+        ({"game.settings": {"rows": 2}}, r"config\.game\.settings: .*rows must be"),
+        ({"learner.schedule": "cosine", "learner.warmup_steps": 99}, r"warmup_steps=99"),
+    ],
+)
+def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, message):
+    config = _smoke()
+    if "search.num_simulation" in overrides:  # a typo: the key does not exist yet
+        config.search.num_simulation = overrides.pop("search.num_simulation")
+    config = _smoke(**overrides) if overrides else config
+    workdir = tmp_path / "run"
+    with pytest.raises(ValueError, match=message):
+        train.train_and_evaluate(config, str(workdir))
+    assert not workdir.exists()
+
+
+def test_train__batches_must_divide_over_devices():
+    from alphazero_jax.config_schema import validate_config
+
+    config = _smoke(**{"selfplay.batch_size": 6})
+    with pytest.raises(ValueError, match=r"config\.selfplay\.batch_size=6 does not divide"):
+        validate_config(config, num_devices=4)
+
+
+def test_train__iteration_compiles_once():
+    components = train.build(_smoke())
+    state = components.initial_state
+    for _ in range(3):
+        state, metrics = components.iteration_fn(state)
+    jax.block_until_ready(state)
+    assert components.iteration_fn._cache_size() == 1
+    assert int(state.iteration) == 3 and int(state.num_positions) >= 3 * 4 * 5
+    assert np.isfinite(float(metrics["loss"]))
+
+
+def test_train__resumed_run_matches_uninterrupted_run(tmp_path):
+    straight = train.train_and_evaluate(_smoke(num_iterations=4), str(tmp_path / "a"))
+    train.train_and_evaluate(_smoke(num_iterations=2), str(tmp_path / "b"))
+    resumed = train.train_and_evaluate(_smoke(num_iterations=4), str(tmp_path / "b"))
+    _assert_same_tree(straight, resumed)
+    assert int(resumed.iteration) == 4
+    for name in ("config.json", "metrics.jsonl", "tensorboard"):
+        assert (tmp_path / "b" / name).exists(), name
+    lines = (tmp_path / "b" / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3, 4]
+    manager = checkpointing.make_manager(str(tmp_path / "b" / "checkpoints"), max_to_keep=3)
+    assert checkpointing.latest_step(manager) == 4
+    assert len(checkpointing.restore_metadata(manager)["history"]) == 4
+
+
+def test_train__refuses_a_workdir_of_another_game_or_network(tmp_path):
+    workdir = str(tmp_path / "run")
+    train.train_and_evaluate(_smoke(num_iterations=1), workdir)
+    with pytest.raises(ValueError, match=r"holds a run with network .*channels.: 8"):
+        train.train_and_evaluate(_smoke(**{"network.channels": 16}), workdir)
+    with pytest.raises(ValueError, match=r"holds a run with game .*tic_tac_toe"):
+        train.train_and_evaluate(_smoke(connect_four), workdir)
+
+
+def test_train__ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path):
+    workdir = tmp_path / "run"
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.train",
+        "--config=experiments/configs/tic_tac_toe.py:smoke",
+        f"--workdir={workdir}",
+        "--config.num_iterations=100000",
+        "--host_devices=2",
+    ]
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    metrics = workdir / "metrics.jsonl"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and process.poll() is None:
+        if metrics.exists() and len(metrics.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    output = process.communicate(timeout=120)[0].decode()
+    assert process.returncode == 0, output
+    assert "saving a checkpoint and stopping" in output
+    logged = len(metrics.read_text().splitlines())
+    manager = checkpointing.make_manager(str(workdir / "checkpoints"), max_to_keep=3)
+    assert checkpointing.latest_step(manager) == logged >= 2

@@ -263,6 +263,35 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     return state
 
 
+class RestoredNetwork(NamedTuple):
+    config: ml_collections.ConfigDict
+    game: Game
+    apply_fn: Any
+    variables: dict
+    iteration: int
+
+
+def restore_network(workdir: str, step: int | None = None) -> RestoredNetwork:
+    """The game, network and trained variables of a run's checkpoint (default: newest)."""
+    path = os.path.join(workdir, CONFIG_FILE)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{workdir} is no training run: it has no {CONFIG_FILE}.")
+    with open(path) as file:
+        config = ml_collections.ConfigDict(json.load(file))
+    components = build(config)
+    manager = checkpointing.make_manager(
+        os.path.join(workdir, CHECKPOINT_DIR), max_to_keep=config.max_to_keep
+    )
+    try:
+        state, _ = checkpointing.restore(manager, components.initial_state, step)
+    finally:
+        manager.close()
+    variables = state.learner.variables
+    return RestoredNetwork(
+        config, components.game, components.apply_fn, variables, int(state.iteration)
+    )
+
+
 def _record(iteration: int, sums: dict, count: int, started: float) -> dict:
     seconds = time.monotonic() - started
     record = {"iteration": iteration, "seconds": seconds}

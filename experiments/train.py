@@ -10,23 +10,10 @@ per core (``--host_devices``) so that self-play and learning run on all cores.
 
 from __future__ import annotations
 
-import os
-import sys
+from absl import app, flags
+from ml_collections import config_flags
 
-
-def _offer_host_devices(argv: list[str]) -> None:
-    """Sets XLA's host device count before JAX starts (it has no effect on a GPU or TPU)."""
-    requested = [a.split("=", 1)[1] for a in argv if a.startswith("--host_devices=")]
-    count = int(requested[-1]) if requested else min(8, os.cpu_count() or 1)
-    if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
-        flag = f"--xla_force_host_platform_device_count={count}"
-        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + flag).strip()
-
-
-_offer_host_devices(sys.argv)
-
-from absl import app, flags  # noqa: E402  (after XLA_FLAGS, before JAX starts)
-from ml_collections import config_flags  # noqa: E402
+from experiments import host_devices  # noqa: F401  (first: before JAX starts)
 
 _CONFIG = config_flags.DEFINE_config_file("config", None, "Training config file[:preset].")
 _WORKDIR = flags.DEFINE_string("workdir", None, "Run directory (created; resumed if present).")

@@ -1,0 +1,1 @@
+"""Exact solvers, used as references for agents and tests."""

@@ -50,7 +50,11 @@ SCHEMA: dict = {
         "max_num_considered_actions": _POSITIVE,
         "gumbel_scale": _NON_NEGATIVE_FLOAT,
     },
-    "selfplay": {"batch_size": _POSITIVE, "num_sampling_moves": _NON_NEGATIVE},
+    "selfplay": {
+        "batch_size": _POSITIVE,
+        "num_moves": _POSITIVE,
+        "num_sampling_moves": _NON_NEGATIVE,
+    },
     "replay": {"capacity": _POSITIVE, "augment": _BOOL},
     "learner": {
         "batch_size": _POSITIVE,
@@ -115,6 +119,11 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> N
             "config.learner.updates_per_iteration) for the cosine schedule."
         )
     try:
-        games.make(config.game.name, **config.game.settings)
+        game = games.make(config.game.name, **config.game.settings)
     except ValueError as error:
         raise ValueError(f"config.game.settings: {error}") from error
+    if config.selfplay.num_moves < game.max_num_moves:
+        raise ValueError(
+            f"config.selfplay.num_moves={config.selfplay.num_moves} must be at least the "
+            f"game's max_num_moves={game.max_num_moves}, so that every slot finishes a game."
+        )

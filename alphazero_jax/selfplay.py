@@ -1,7 +1,9 @@
-"""Batched self-play: B games advanced together in one ``lax.scan``, a search per move.
+"""Batched self-play: B game slots advanced together in one ``lax.scan``, a search per move.
 
-All B games start together and the scan runs ``game.max_num_moves`` moves; a game that has
-ended keeps being searched (fixed shapes) but its records are marked invalid. Moves are
+A game that ends is replaced at once by a new one in its slot, so every search is spent on
+a real position. After ``num_moves`` moves each slot holds some finished games and one
+unfinished game at the end; positions of finished games get their value targets from the
+outcome, and those of the unfinished one are marked invalid (never trained on). Moves are
 sampled for the first ``num_sampling_moves`` plies of each game and chosen greedily after
 (``search.choose_action``).
 """
@@ -17,17 +19,34 @@ from alphazero_jax import search
 from alphazero_jax.types import Array, Game, State, Trajectory
 
 
-def value_targets(final_rewards: Array, player: Array, valid: Array) -> Array:
-    """float32[T, B]: each position's final outcome from its mover's view; 0 where invalid.
+def episode_targets(ended: Array, first_player_outcome: Array, player: Array):
+    """Value targets and validity of ``[T, B]`` positions played with restarts.
 
     Args:
-      final_rewards: float32[B, 2], the outcome of each game per player.
-      player: int32[T, B], the player to move at each recorded position.
-      valid: bool[T, B], whether the position was part of the game.
+      ended: bool[T, B], whether the game ended with the move played at that position.
+      first_player_outcome: float32[T, B], the first player's result where ``ended``.
+      player: int32[T, B], the player to move at each position.
+
+    Returns:
+      ``(value, valid)``: float32[T, B], each position's final outcome from its mover's view
+      (0 where invalid), and bool[T, B], True where the position's game ended within the
+      ``T`` moves. A position's game ends at the first ``ended`` at or after it.
     """
-    per_player = jnp.broadcast_to(final_rewards[None], (*player.shape, 2))
-    outcome = jnp.take_along_axis(per_player, player[..., None], axis=-1)[..., 0]
-    return jnp.where(valid, outcome, 0.0)
+
+    def backwards(carry, inputs):
+        outcome, has_end = carry
+        ended_here, outcome_here, mover = inputs
+        outcome = jnp.where(ended_here, outcome_here, outcome)
+        has_end = ended_here | has_end
+        value = jnp.where(mover == 0, outcome, -outcome)
+        return (outcome, has_end), (jnp.where(has_end, value, 0.0), has_end)
+
+    batch = ended.shape[1]
+    init = (jnp.zeros(batch, jnp.float32), jnp.zeros(batch, bool))
+    _, (value, valid) = jax.lax.scan(
+        backwards, init, (ended, first_player_outcome, player), reverse=True
+    )
+    return value, valid
 
 
 def make_selfplay(
@@ -36,16 +55,19 @@ def make_selfplay(
     *,
     policy: str,
     batch_size: int,
+    num_moves: int,
     num_sampling_moves: int,
 ) -> Callable[[dict, Array], Trajectory]:
-    """Builds ``selfplay(variables, key) -> Trajectory`` of ``[max_num_moves, batch_size]``.
+    """Builds ``selfplay(variables, key) -> Trajectory`` of ``[num_moves, batch_size]``.
 
     Args:
       game: the game.
       search_fn: ``search.make_search``'s function.
       policy: the search's policy (``"puct"`` or ``"gumbel"``), which decides how a move
         is read from its output.
-      batch_size: games played together.
+      batch_size: game slots played together.
+      num_moves: moves per slot; at least ``game.max_num_moves`` so that every slot
+        finishes a game (twice that or more wastes less on the unfinished last game).
       num_sampling_moves: plies (from the start of each game) whose move is sampled from the
         search; later moves are greedy. 0 makes every move greedy.
 
@@ -54,36 +76,54 @@ def make_selfplay(
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}.")
+    if num_moves < game.max_num_moves:
+        raise ValueError(
+            f"num_moves must be at least the game's max_num_moves={game.max_num_moves} so "
+            f"that every slot finishes a game, got {num_moves}."
+        )
     if num_sampling_moves < 0:
         raise ValueError(f"num_sampling_moves must be >= 0, got {num_sampling_moves}.")
 
+    def new_games(key: Array) -> State:
+        return jax.vmap(game.init)(jax.random.split(key, batch_size))
+
     def move(variables: dict, states: State, key: Array):
-        search_key, choice_key = jax.random.split(key)
+        search_key, choice_key, reset_key = jax.random.split(key, 3)
         output = search_fn(variables, search_key, states)
         sampling = states.num_moves < num_sampling_moves
         action = search.choose_action(output, choice_key, policy=policy, sample=sampling)
+        moved = jax.vmap(game.step)(states, action)
         record = (
             jax.vmap(game.observe)(states),
             jax.vmap(game.legal_action_mask)(states),
             output.action_weights,
             states.current_player,
-            ~states.terminal,
+            moved.terminal,
+            moved.rewards[:, 0],
         )
-        return jax.vmap(game.step)(states, action), record
+        restarted = jax.tree.map(
+            lambda fresh, old: jnp.where(
+                moved.terminal.reshape((-1,) + (1,) * (old.ndim - 1)), fresh, old
+            ),
+            new_games(reset_key),
+            moved,
+        )
+        return restarted, record
 
     def selfplay(variables: dict, key: Array) -> Trajectory:
         init_key, moves_key = jax.random.split(key)
-        states = jax.vmap(game.init)(jax.random.split(init_key, batch_size))
-        keys = jax.random.split(moves_key, game.max_num_moves)
-        final, records = jax.lax.scan(lambda s, k: move(variables, s, k), states, keys)
-        observation, legal, policy, player, valid = records
+        keys = jax.random.split(moves_key, num_moves)
+        _, records = jax.lax.scan(lambda s, k: move(variables, s, k), new_games(init_key), keys)
+        observation, legal, policy_target, player, ended, outcome = records
+        value, valid = episode_targets(ended, outcome, player)
         return Trajectory(
             observation=observation,
             legal_action_mask=legal,
-            policy=policy,
+            policy=policy_target,
             player=player,
+            ended=ended,
             valid=valid,
-            value=value_targets(final.rewards, player, valid),
+            value=value,
         )
 
     return selfplay

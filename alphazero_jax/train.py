@@ -60,6 +60,7 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
         search_fn,
         policy=config.search.policy,
         batch_size=config.selfplay.batch_size // num_devices,
+        num_moves=config.selfplay.num_moves,
         num_sampling_moves=config.selfplay.num_sampling_moves,
     )
     sharded = jax.shard_map(
@@ -118,11 +119,16 @@ def _make_iteration(config, game, apply_fn, mesh: Mesh):
 
 
 def _selfplay_metrics(trajectory) -> dict[str, Array]:
-    first_player_score = trajectory.value[0]  # the first position's mover is player 0
+    """Statistics of the games that ended: length, first player's wins, draws."""
+    ended = trajectory.ended
+    num_games = jnp.maximum(ended.sum(), 1)
+    # At a game's last position the mover's result, seen from the first player.
+    first_player = jnp.where(trajectory.player == 0, trajectory.value, -trajectory.value)
     return {
-        "game_length": trajectory.valid.sum(0).mean(),
-        "first_player_wins": (first_player_score > 0).mean(),
-        "draws": (first_player_score == 0).mean(),
+        "games": ended.sum(),
+        "game_length": trajectory.valid.sum() / num_games,
+        "first_player_wins": ((first_player > 0) & ended).sum() / num_games,
+        "draws": ((first_player == 0) & ended).sum() / num_games,
     }
 
 
@@ -297,6 +303,6 @@ def _record(iteration: int, sums: dict, count: int, started: float) -> dict:
     record = {"iteration": iteration, "seconds": seconds}
     for name, value in sums.items():
         total = float(np.asarray(value))
-        record[name] = total if name == "positions" else total / count
+        record[name] = total if name in ("positions", "games") else total / count
     record["positions_per_s"] = record["positions"] / max(seconds, 1e-9)
     return record

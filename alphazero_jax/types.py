@@ -119,7 +119,10 @@ class Trajectory(NamedTuple):
       legal_action_mask: bool[T, B, A].
       policy: float32[T, B, A], the search's visit distribution (the policy target).
       player: int32[T, B], the player to move.
-      valid: bool[T, B], True where the game was still going (a real position).
+      ended: bool[T, B], True where the move played from this position ended its game
+        (the slot then starts a new game).
+      valid: bool[T, B], True where the position's game ended within the T moves: only
+        those positions have a value target and are trained on.
       value: float32[T, B], the final outcome from ``player``'s view (the value target);
         zero where not ``valid``.
     """
@@ -128,6 +131,7 @@ class Trajectory(NamedTuple):
     legal_action_mask: Array
     policy: Array
     player: Array
+    ended: Array
     valid: Array
     value: Array
 

@@ -11,14 +11,17 @@ import numpy as np
 from alphazero_jax import games, networks, search, selfplay
 
 
-def test_value_targets__by_hand():
-    # Game 0: the first player won. Game 1: a draw. Game 2: the second player won.
-    final_rewards = jnp.array([[1.0, -1.0], [0.0, 0.0], [-1.0, 1.0]])
-    player = jnp.array([[0, 0, 0], [1, 1, 1], [0, 0, 0]])
-    valid = jnp.array([[True, True, True], [True, True, False], [True, False, False]])
-    targets = selfplay.value_targets(final_rewards, player, valid)
-    expected = [[1.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
-    np.testing.assert_array_equal(np.asarray(targets), expected)
+def test_episode_targets__by_hand():
+    # Slot 0: a game of 2 moves won by the first player (the move at t=1 ends it), then a
+    # game of 2 moves (t=2, 3) unfinished at the end. Slot 1: one 3-move game, drawn at t=2,
+    # then an unfinished one.
+    ended = jnp.array([[False, False], [True, False], [False, True], [False, False]])
+    first_player_outcome = jnp.array([[0.0, 0.0], [1.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+    player = jnp.array([[0, 0], [1, 1], [0, 0], [1, 0]])
+    value, valid = selfplay.episode_targets(ended, first_player_outcome, player)
+    np.testing.assert_array_equal(np.asarray(valid), [[1, 1], [1, 1], [0, 1], [0, 0]])
+    # Slot 0: +1 for the first player at t=0, -1 for the second at t=1.
+    np.testing.assert_array_equal(np.asarray(value), [[1, 0], [-1, 0], [0, 0], [0, 0]])
 
 
 def _scripted_search(script):
@@ -38,13 +41,23 @@ def test_selfplay__records_a_hand_played_game():
     game = games.make("tic_tac_toe")
     script = game.actions_from_text("a1 a2 b1 b2 c1")
     play = selfplay.make_selfplay(
-        game, _scripted_search(script), policy="puct", batch_size=2, num_sampling_moves=9
+        game,
+        _scripted_search(script),
+        policy="puct",
+        batch_size=2,
+        num_moves=9,
+        num_sampling_moves=9,
     )
     trajectory = jax.jit(play)({}, jax.random.key(0))
     assert trajectory.valid.shape == (9, 2)
+    # The game ends with the fifth move; the slot restarts the same script, which is four
+    # moves into that game (unfinished, so not valid) when the nine moves are up.
+    ended = [0, 0, 0, 0, 1, 0, 0, 0, 0]
+    np.testing.assert_array_equal(np.asarray(trajectory.ended[:, 0]), ended)
     np.testing.assert_array_equal(np.asarray(trajectory.valid[:, 0]), [1] * 5 + [0] * 4)
-    np.testing.assert_array_equal(np.asarray(trajectory.player[:5, 0]), [0, 1, 0, 1, 0])
-    # X (player 0) won: +1 at X's moves, -1 at O's, 0 after the end.
+    players = [0, 1, 0, 1, 0, 0, 1, 0, 1]
+    np.testing.assert_array_equal(np.asarray(trajectory.player[:, 0]), players)
+    # X (player 0) won: +1 at X's moves, -1 at O's, 0 for the unfinished game.
     np.testing.assert_array_equal(np.asarray(trajectory.value[:, 0]), [1, -1, 1, -1, 1, 0, 0, 0, 0])
     # The fifth position: X to move with a1 and b1 (own plane), O on a2 and b2.
     fifth = np.asarray(trajectory.observation[4, 0])
@@ -59,7 +72,7 @@ def _tiny_selfplay(policy):
     apply_fn, variables = networks.make_network(game, channels=8, blocks=1)
     search_fn = search.make_search(game, apply_fn, policy=policy, num_simulations=8)
     play = selfplay.make_selfplay(
-        game, search_fn, policy=policy, batch_size=16, num_sampling_moves=2
+        game, search_fn, policy=policy, batch_size=16, num_moves=20, num_sampling_moves=2
     )
     return jax.jit(play), variables
 
@@ -68,22 +81,23 @@ def test_selfplay__trajectories_are_consistent_for_both_policies():
     for policy in search.POLICIES:
         play, variables = _tiny_selfplay(policy)
         t = jax.tree.map(np.asarray, play(variables, jax.random.key(3)))
-        valid = t.valid
-        # A game is a prefix of valid positions, and every game has at least 5 moves.
-        assert (np.diff(valid.astype(int), axis=0) <= 0).all() and (valid.sum(0) >= 5).all()
-        np.testing.assert_array_equal(
-            t.player[valid], np.broadcast_to(np.arange(9)[:, None] % 2, valid.shape)[valid]
-        )
-        sums = t.policy.sum(-1)
-        np.testing.assert_allclose(sums[valid], 1.0, atol=1e-5)
-        assert (t.policy[~t.legal_action_mask & valid[..., None]] == 0).all()
-        # Consecutive valid positions differ by exactly one stone.
-        stones = t.observation.sum((2, 3, 4))
-        np.testing.assert_array_equal(stones[valid], np.nonzero(valid)[0])
-        # Targets: the first position's value is the first player's result, signs alternate.
+        valid, stones = t.valid, t.observation.sum((2, 3, 4))
+        # Valid positions come first in each slot (finished games, then the unfinished one),
+        # and with 20 moves of games of at most 9, every slot finishes at least one game.
+        assert (np.diff(valid.astype(int), axis=0) <= 0).all() and valid[0].all()
+        # A position is either a new game or one stone more than the one before it.
+        assert (stones[0] == 0).all()
+        assert ((stones[1:] == 0) | (stones[1:] == stones[:-1] + 1)).all()
+        assert ((stones == 0)[1:] == t.ended[:-1]).all()
+        np.testing.assert_array_equal(t.player, stones % 2)
+        np.testing.assert_allclose(t.policy.sum(-1), 1.0, atol=1e-5)
+        assert (t.policy[~t.legal_action_mask] == 0).all()
+        # Targets: +-1 or 0, and within a game the sign alternates from move to move.
         v = t.value
         assert set(np.unique(v)) <= {-1.0, 0.0, 1.0}
-        np.testing.assert_array_equal(v[1:][valid[1:]], -v[:-1][valid[1:]])
+        same_game = (stones[1:] > 0) & valid[1:]
+        np.testing.assert_array_equal(v[1:][same_game], -v[:-1][same_game])
+        assert (v[~valid] == 0).all()
 
 
 def test_selfplay__compiles_once_across_calls():

@@ -37,7 +37,11 @@ def base_config() -> ml_collections.ConfigDict:
             "gumbel_scale": 1.0,
         }
     )
-    config.selfplay = ml_collections.ConfigDict({"batch_size": 64, "num_sampling_moves": 10})
+    # Moves per slot and iteration: games restart in their slot when they end, and the
+    # last, unfinished game of each slot is dropped, so a few game lengths waste little.
+    config.selfplay = ml_collections.ConfigDict(
+        {"batch_size": 64, "num_moves": 0, "num_sampling_moves": 10}
+    )
     config.replay = ml_collections.ConfigDict({"capacity": 30_000, "augment": True})
     config.learner = ml_collections.ConfigDict(
         {
@@ -67,7 +71,7 @@ def smoke(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
     config.num_iterations = 3
     config.network.update(channels=8, blocks=1, value_hidden=8)
     config.search.update(num_simulations=4, max_num_considered_actions=4)
-    config.selfplay.update(batch_size=4, num_sampling_moves=4)
+    config.selfplay.update(batch_size=4, num_sampling_moves=4)  # num_moves: the game's bound
     config.replay.capacity = 512
     config.learner.update(
         batch_size=16, updates_per_iteration=2, warmup_steps=0, schedule="constant"

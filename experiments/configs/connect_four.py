@@ -26,16 +26,17 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config.num_iterations = 2000
         config.network.update(channels=128, blocks=6, value_hidden=128)
         config.search.num_simulations = 128
-        config.selfplay.batch_size = 512
+        config.selfplay.update(batch_size=512, num_moves=84)
         config.replay.capacity = 500_000
         config.learner.update(batch_size=1024, updates_per_iteration=32)
-    elif preset == "cpu":  # about an hour on a 2-core CPU (~160 positions/s)
-        config.num_iterations = 480
+    elif preset == "cpu":  # about an hour on a 2-core CPU
+        config.num_iterations = 240
         config.network.update(channels=32, blocks=3, value_hidden=32)
         config.search.num_simulations = 32
-        config.selfplay.batch_size = 64
+        config.selfplay.update(batch_size=64, num_moves=84)
         config.replay.capacity = 60_000
-        config.learner.update(batch_size=256, updates_per_iteration=8, learning_rate=2e-3)
+        config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
     elif preset == "smoke":
         config = base.smoke(config)
+        config.selfplay.num_moves = 42
     return config

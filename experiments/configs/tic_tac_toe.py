@@ -21,11 +21,13 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
     config.game.name = "tic_tac_toe"
     config.game.settings = {"rows": 3, "cols": 3, "connect": 3}
     if preset == "smoke":
-        return base.smoke(config)
+        config = base.smoke(config)
+        config.selfplay.num_moves = 9
+        return config
     config.num_iterations = 150
     config.network.update(channels=32, blocks=2, value_hidden=32)
     config.search.update(num_simulations=32, max_num_considered_actions=9)
-    config.selfplay.update(batch_size=128, num_sampling_moves=4)
+    config.selfplay.update(batch_size=128, num_moves=18, num_sampling_moves=4)
     config.replay.capacity = 20_000
     config.learner.update(batch_size=256, updates_per_iteration=8, learning_rate=2e-3)
     return config

@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
 
 from alphazero_jax import search
 from alphazero_jax.types import Array, Game, State, Trajectory
@@ -66,8 +68,9 @@ def make_selfplay(
       policy: the search's policy (``"puct"`` or ``"gumbel"``), which decides how a move
         is read from its output.
       batch_size: game slots played together.
-      num_moves: moves per slot; at least ``game.max_num_moves`` so that every slot
-        finishes a game (twice that or more wastes less on the unfinished last game).
+      num_moves: moves per slot. Training wants at least ``game.max_num_moves``, so that
+        every slot finishes a game (twice that or more wastes less on the unfinished last
+        game); fewer is fine for timing searches.
       num_sampling_moves: plies (from the start of each game) whose move is sampled from the
         search; later moves are greedy. 0 makes every move greedy.
 
@@ -76,11 +79,8 @@ def make_selfplay(
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}.")
-    if num_moves < game.max_num_moves:
-        raise ValueError(
-            f"num_moves must be at least the game's max_num_moves={game.max_num_moves} so "
-            f"that every slot finishes a game, got {num_moves}."
-        )
+    if num_moves < 1:
+        raise ValueError(f"num_moves must be >= 1, got {num_moves}.")
     if num_sampling_moves < 0:
         raise ValueError(f"num_sampling_moves must be >= 0, got {num_sampling_moves}.")
 
@@ -127,3 +127,27 @@ def make_selfplay(
         )
 
     return selfplay
+
+
+def shard(play: Callable[[dict, Array], Trajectory], mesh: Mesh, axis_name: str):
+    """Runs ``play`` on every device of ``mesh`` at once, each with its own key.
+
+    Args:
+      play: a per-device ``selfplay(variables, key) -> Trajectory`` (its batch is one
+        device's share).
+      mesh: a one-axis mesh over the devices.
+      axis_name: the mesh's axis, along which the Trajectory's batch axis is split.
+
+    Returns:
+      ``selfplay(variables, key) -> Trajectory`` over all devices' games; variables are
+      replicated.
+    """
+    num_devices = mesh.devices.size
+    sharded = jax.shard_map(
+        lambda variables, keys: play(variables, keys[0]),
+        mesh=mesh,
+        in_specs=(P(), P(axis_name)),
+        out_specs=P(None, axis_name),
+        check_vma=False,  # mctx's internal while_loop fails the varying-axes check
+    )
+    return lambda variables, key: sharded(variables, jax.random.split(key, num_devices))

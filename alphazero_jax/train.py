@@ -63,14 +63,7 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
         num_moves=config.selfplay.num_moves,
         num_sampling_moves=config.selfplay.num_sampling_moves,
     )
-    sharded = jax.shard_map(
-        lambda variables, keys: play(variables, keys[0]),
-        mesh=mesh,
-        in_specs=(P(), P(_BATCH_AXIS)),
-        out_specs=P(None, _BATCH_AXIS),
-        check_vma=False,  # mctx's internal while_loop fails the varying-axes check
-    )
-    return lambda variables, key: sharded(variables, jax.random.split(key, num_devices))
+    return selfplay.shard(play, mesh, _BATCH_AXIS)
 
 
 def _make_iteration(config, game, apply_fn, mesh: Mesh):

@@ -1,6 +1,7 @@
 r"""Benchmarks that compare alphazero_jax with a peer in the same run and print ratios.
 
     python -m experiments.benchmark games [--batch_sizes=1,1024,4096] [--rounds=7]
+    python -m experiments.benchmark selfplay [--batch_sizes=64,512] [--rounds=3]
 
 Needs the ``bench`` extra (pgx): ``pip install -e '.[bench]'`` or ``make bench``.
 """
@@ -9,25 +10,52 @@ from __future__ import annotations
 
 from absl import app, flags
 
-_BATCH_SIZES = flags.DEFINE_list("batch_sizes", ["1", "1024", "4096"], "Games stepped together.")
-_GAMES = flags.DEFINE_list("games", ["connect_four", "tic_tac_toe"], "Games to compare.")
-_ROUNDS = flags.DEFINE_integer("rounds", 7, "Alternating timing rounds per configuration.")
-_MOVES = flags.DEFINE_integer("moves", 2_000_000, "Moves per timed call (over the batch).")
+from experiments import host_devices  # noqa: F401  (before JAX starts)
 
-_MODES = ("games",)
+_BATCH_SIZES = flags.DEFINE_list("batch_sizes", None, "Batch sizes (default: per mode).")
+_GAMES = flags.DEFINE_list("games", ["connect_four", "tic_tac_toe"], "games: games to compare.")
+_ROUNDS = flags.DEFINE_integer("rounds", None, "Alternating timing rounds (default: per mode).")
+_MOVES = flags.DEFINE_integer("moves", 2_000_000, "games: moves per timed call.")
+_POLICIES = flags.DEFINE_list("policies", ["puct", "gumbel"], "selfplay: search policies.")
+_SIMULATIONS = flags.DEFINE_integer("simulations", 64, "selfplay: simulations per search.")
+_CHANNELS = flags.DEFINE_integer("channels", 64, "selfplay: network channels.")
+_BLOCKS = flags.DEFINE_integer("blocks", 4, "selfplay: residual blocks.")
+_EVALUATIONS = flags.DEFINE_integer("evaluations", 30_000, "selfplay: evaluations per call.")
+flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
+
+
+def _games() -> None:
+    from experiments.benchmarks import games as games_benchmark
+
+    games_benchmark.run(
+        game_names=tuple(_GAMES.value),
+        batch_sizes=tuple(int(b) for b in _BATCH_SIZES.value or ["1", "1024", "4096"]),
+        rounds=_ROUNDS.value or 7,
+        moves=_MOVES.value,
+    )
+
+
+def _selfplay() -> None:
+    from experiments.benchmarks import selfplay as selfplay_benchmark
+
+    selfplay_benchmark.run(
+        batch_sizes=tuple(int(b) for b in _BATCH_SIZES.value or ["64", "512"]),
+        policies=tuple(_POLICIES.value),
+        simulations=_SIMULATIONS.value,
+        channels=_CHANNELS.value,
+        blocks=_BLOCKS.value,
+        rounds=_ROUNDS.value or 3,
+        evaluations_per_call=_EVALUATIONS.value,
+    )
+
+
+_MODES = {"games": _games, "selfplay": _selfplay}
 
 
 def main(argv: list[str]) -> None:
     if len(argv) != 2 or argv[1] not in _MODES:
         raise app.UsageError(f"Expected one mode, one of {', '.join(_MODES)}; got {argv[1:]}.")
-    from experiments.benchmarks import games as games_benchmark
-
-    games_benchmark.run(
-        game_names=tuple(_GAMES.value),
-        batch_sizes=tuple(int(b) for b in _BATCH_SIZES.value),
-        rounds=_ROUNDS.value,
-        moves=_MOVES.value,
-    )
+    _MODES[argv[1]]()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ per core (``--host_devices``) so that self-play and learning run on all cores.
 
 from __future__ import annotations
 
-from absl import app, flags
+from absl import app, flags, logging
 from ml_collections import config_flags
 
 from experiments import host_devices  # noqa: F401  (first: before JAX starts)
@@ -24,6 +24,8 @@ flags.mark_flags_as_required(["config", "workdir"])
 def main(argv: list[str]) -> None:
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    if not flags.FLAGS["verbosity"].present:  # keep the progress bar readable
+        logging.set_verbosity(logging.WARNING)
     import jax
 
     from alphazero_jax import train

@@ -107,6 +107,7 @@ def test_replay__add_trajectory_stores_valid_steps_in_time_major_order():
         legal_action_mask=jnp.ones((3, 2, NUM_ACTIONS), bool),
         policy=numbered.policy.reshape(3, 2, NUM_ACTIONS),
         player=jnp.zeros((3, 2), jnp.int32),
+        ended=jnp.array([[False, False], [True, False], [False, False]]),
         valid=jnp.array([[True, True], [True, False], [False, False]]),
         value=numbered.value.reshape(3, 2),
     )

@@ -24,10 +24,10 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config = base.smoke(config)
         config.selfplay.num_moves = 9
         return config
-    config.num_iterations = 150
+    config.num_iterations = 300
     config.network.update(channels=32, blocks=2, value_hidden=32)
     config.search.update(num_simulations=32, max_num_considered_actions=9)
-    config.selfplay.update(batch_size=128, num_moves=18, num_sampling_moves=4)
+    config.selfplay.update(batch_size=128, num_moves=18, num_sampling_moves=6)
     config.replay.capacity = 20_000
     config.learner.update(batch_size=256, updates_per_iteration=8, learning_rate=2e-3)
     return config

@@ -74,9 +74,10 @@ def _connect_four() -> None:
 
     run = train.restore_network(_WORKDIR.value)
     print(f"Connect Four run {_WORKDIR.value}: iteration {run.iteration}")
-    result = evaluation.play_random(run, _GAMES.value, jax.random.key(0), _SIMULATIONS.value)
+    simulations = int(_SIMULATIONS.value[0])  # the first setting: the run's own by default
+    result = evaluation.play_random(run, _GAMES.value, jax.random.key(0), simulations)
     print(
-        f"vs random ({evaluation.describe_search(run, _SIMULATIONS.value)}, {_GAMES.value} "
+        f"vs random ({evaluation.describe_search(run, simulations)}, {_GAMES.value} "
         f"games, half as first player): won {result['win']:.1%}, drew {result['draw']:.1%}, "
         f"lost {result['loss']:.1%}"
     )

@@ -66,10 +66,9 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
     return selfplay.shard(play, mesh, _BATCH_AXIS)
 
 
-def _make_iteration(config, game, apply_fn, mesh: Mesh):
+def _make_iteration(config, game, apply_fn, optimizer, mesh: Mesh):
     play = _selfplay_over_devices(config, game, apply_fn, mesh)
     schedule = learner.make_schedule(**_schedule_settings(config))
-    optimizer = learner.make_optimizer(**_optimizer_settings(config))
     update = learner.make_update(
         apply_fn,
         optimizer,
@@ -163,7 +162,8 @@ def build(config: ml_collections.ConfigDict) -> Components:
         num_positions=jnp.int32(0),
     )
     state = jax.device_put(state, NamedSharding(mesh, P()))
-    return Components(game, apply_fn, mesh, state, _make_iteration(config, game, apply_fn, mesh))
+    iteration_fn = _make_iteration(config, game, apply_fn, optimizer, mesh)
+    return Components(game, apply_fn, mesh, state, iteration_fn)
 
 
 def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:

@@ -24,7 +24,7 @@ from alphazero_jax.types import Array, Sample
 
 OPTIMIZERS = ("adam", "sgd")
 SCHEDULES = ("constant", "cosine", "step")
-_DRAW_MARGIN = 1.0 / 3.0  # |value| below this predicts a draw in value_sign_accuracy.
+DRAW_MARGIN = 1.0 / 3.0  # |value| up to this reads as a draw (value_sign_accuracy).
 
 
 @flax.struct.dataclass
@@ -125,46 +125,29 @@ def _make_decay(
 
 
 def make_optimizer(
-    *,
-    name: str = "adam",
-    learning_rate: float = 1e-3,
-    schedule: str = "constant",
-    warmup_steps: int = 0,
-    total_steps: int = 1,
-    momentum: float = 0.9,
-    decay_rate: float = 0.1,
-    decay_steps: tuple[int, ...] = (),
+    schedule: optax.Schedule, *, name: str = "adam", momentum: float = 0.9
 ) -> optax.GradientTransformation:
-    """Builds Adam or SGD with Nesterov momentum, driven by ``make_schedule``.
+    """Builds Adam or SGD with Nesterov momentum, driven by a learning-rate schedule.
 
     Args:
+      schedule: the learning rate per update, e.g. from ``make_schedule``.
       name: ``"adam"`` or ``"sgd"`` (Nesterov momentum ``momentum``).
-      learning_rate, schedule, warmup_steps, total_steps, decay_rate, decay_steps: the
-        learning-rate schedule; see ``make_schedule``.
       momentum: SGD's momentum in [0, 1); unused by Adam.
 
     Returns:
       The optax transformation. Its schedule counts its own updates from 0, so it agrees
-      with ``make_schedule(...)(state.step)`` for a state from ``init_train_state``.
+      with ``schedule(state.step)`` for a state from ``init_train_state``.
 
     Raises:
-      ValueError: for an unknown name or schedule, or a setting out of range.
+      ValueError: for an unknown name or a momentum out of range.
     """
     _check_choice("make_optimizer", "name", name, OPTIMIZERS)
     _check_number(
         "make_optimizer", "momentum", momentum, lambda x: 0 <= x < 1, "a number in [0, 1)"
     )
-    learning_rate_fn = make_schedule(
-        learning_rate=learning_rate,
-        schedule=schedule,
-        warmup_steps=warmup_steps,
-        total_steps=total_steps,
-        decay_rate=decay_rate,
-        decay_steps=decay_steps,
-    )
     if name == "sgd":
-        return optax.sgd(learning_rate_fn, momentum=momentum, nesterov=True)
-    return optax.adam(learning_rate_fn)
+        return optax.sgd(schedule, momentum=momentum, nesterov=True)
+    return optax.adam(schedule)
 
 
 def init_train_state(variables: Variables, optimizer: optax.GradientTransformation) -> TrainState:
@@ -223,7 +206,7 @@ def loss_fn(
 
     probs = jnp.exp(log_probs)
     entropy = -jnp.sum(jnp.where(probs > 0, probs * log_probs, 0.0), axis=-1)
-    agree = _outcome_label(value) == _outcome_label(target_value)
+    agree = outcome_label(value) == outcome_label(target_value)
     metrics = {
         "loss": loss,
         "value_loss": value_loss,
@@ -303,9 +286,9 @@ def _check_targets(logits: Array, value: Array, policy: Array, target: Array) ->
         )
 
 
-def _outcome_label(value: Array) -> Array:
+def outcome_label(value: Array) -> Array:
     """+1 for a win (> 1/3), -1 for a loss (< -1/3), 0 for a draw in between."""
-    return jnp.where(value > _DRAW_MARGIN, 1, jnp.where(value < -_DRAW_MARGIN, -1, 0))
+    return jnp.where(value > DRAW_MARGIN, 1, jnp.where(value < -DRAW_MARGIN, -1, 0))
 
 
 def _check_choice(where: str, name: str, value: object, accepted: tuple[str, ...]) -> None:

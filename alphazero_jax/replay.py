@@ -84,9 +84,7 @@ def init(
     )
 
 
-def add(
-    buffer: ReplayBuffer, samples: Sample | Trajectory, valid: Array | None = None
-) -> ReplayBuffer:
+def add(buffer: ReplayBuffer, samples: Sample, valid: Array | None = None) -> ReplayBuffer:
     """Writes the valid examples, in order, into the ring, overwriting the oldest.
 
     With ``K`` valid examples, the ``k``-th (0-based) goes to slot
@@ -99,10 +97,8 @@ def add(
     Args:
       buffer: the buffer to write to (it may be donated).
       samples: a ``Sample`` with ``observation[M, H, W, C]``, ``policy[M, A]`` and
-        ``value[M]``; or a time-major ``Trajectory`` ``[T, B, ...]``, which is added as
-        ``add_trajectory`` does (its own ``valid`` is used, and-ed with ``valid``).
-      valid: bool[M] (bool[T, B] with a Trajectory), True for examples to keep; all
-        are kept when None.
+        ``value[M]`` (a time-major ``Trajectory`` goes through ``add_trajectory``).
+      valid: bool[M], True for examples to keep; all are kept when None.
 
     Returns:
       The buffer with the examples written.
@@ -110,11 +106,6 @@ def add(
     Raises:
       ValueError: if shapes do not match the buffer's, or ``valid`` is not bool[M].
     """
-    if isinstance(samples, Trajectory):
-        if valid is not None:
-            _check_valid(valid, samples.valid.shape)
-            samples = samples._replace(valid=samples.valid & valid)
-        return add_trajectory(buffer, samples)
     num_samples = _check_samples(buffer, samples)
     if valid is None:
         valid = jnp.ones((num_samples,), jnp.bool_)

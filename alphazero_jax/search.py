@@ -46,17 +46,16 @@ def mask_logits(logits: Array, legal_action_mask: Array) -> Array:
 
 def _evaluate(game: Game, apply_fn: Callable, variables: dict, states: State):
     """Masked prior logits and values float32[B, A], float32[B] of batched ``states``."""
-    observations = jax.vmap(game.observe)(states)
-    output, _ = apply_fn(variables, observations)
+    output, _ = apply_fn(variables, jax.vmap(game.observe)(states))
     legal = jax.vmap(game.legal_action_mask)(states)
-    return mask_logits(output.logits, legal), output.value, legal
+    return mask_logits(output.logits, legal), output.value
 
 
 def make_root_fn(game: Game, apply_fn: Callable) -> Callable[[dict, State], mctx.RootFnOutput]:
     """``root_fn(variables, states[B]) -> mctx.RootFnOutput`` (the embedding is the states)."""
 
     def root_fn(variables: dict, states: State) -> mctx.RootFnOutput:
-        logits, value, _ = _evaluate(game, apply_fn, variables, states)
+        logits, value = _evaluate(game, apply_fn, variables, states)
         return mctx.RootFnOutput(prior_logits=logits, value=value, embedding=states)
 
     return root_fn
@@ -68,7 +67,7 @@ def make_recurrent_fn(game: Game, apply_fn: Callable) -> Callable:
     def recurrent_fn(variables: dict, key: Array, action: Array, states: State):
         del key  # The games are deterministic.
         next_states = jax.vmap(game.step)(states, action)
-        logits, value, _ = _evaluate(game, apply_fn, variables, next_states)
+        logits, value = _evaluate(game, apply_fn, variables, next_states)
         mover = states.current_player
         reward = jnp.take_along_axis(next_states.rewards, mover[:, None], axis=1)[:, 0]
         reward = jnp.where(states.terminal, 0.0, reward)  # Nothing happens after the end.

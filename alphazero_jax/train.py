@@ -46,7 +46,6 @@ class TrainingState:
 class Components(NamedTuple):
     game: Game
     apply_fn: Any
-    mesh: Mesh
     initial_state: TrainingState
     iteration_fn: Any  # jitted (TrainingState) -> (TrainingState, metrics)
 
@@ -66,9 +65,8 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
     return selfplay.shard(play, mesh, _BATCH_AXIS)
 
 
-def _make_iteration(config, game, apply_fn, optimizer, mesh: Mesh):
+def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
     play = _selfplay_over_devices(config, game, apply_fn, mesh)
-    schedule = learner.make_schedule(**_schedule_settings(config))
     update = learner.make_update(
         apply_fn,
         optimizer,
@@ -124,20 +122,15 @@ def _selfplay_metrics(trajectory) -> dict[str, Array]:
     }
 
 
-def _schedule_settings(config) -> dict:
-    total = config.num_iterations * config.learner.updates_per_iteration
-    return dict(
+def _make_schedule(config):
+    return learner.make_schedule(
         learning_rate=config.learner.learning_rate,
         schedule=config.learner.schedule,
         warmup_steps=config.learner.warmup_steps,
-        total_steps=total,
+        total_steps=config.num_iterations * config.learner.updates_per_iteration,
         decay_rate=config.learner.decay_rate,
         decay_steps=tuple(config.learner.decay_steps),
     )
-
-
-def _optimizer_settings(config) -> dict:
-    return dict(_schedule_settings(config), name=config.learner.optimizer)
 
 
 def build(config: ml_collections.ConfigDict) -> Components:
@@ -149,7 +142,8 @@ def build(config: ml_collections.ConfigDict) -> Components:
     key = jax.random.key(config.seed)
     net_key, run_key = jax.random.split(key)
     apply_fn, variables = networks.make_network(game, key=net_key, **config.network)
-    optimizer = learner.make_optimizer(**_optimizer_settings(config))
+    schedule = _make_schedule(config)
+    optimizer = learner.make_optimizer(schedule, name=config.learner.optimizer)
     state = TrainingState(
         learner=learner.init_train_state(variables, optimizer),
         replay=replay.init(
@@ -162,8 +156,8 @@ def build(config: ml_collections.ConfigDict) -> Components:
         num_positions=jnp.int32(0),
     )
     state = jax.device_put(state, NamedSharding(mesh, P()))
-    iteration_fn = _make_iteration(config, game, apply_fn, optimizer, mesh)
-    return Components(game, apply_fn, mesh, state, iteration_fn)
+    iteration_fn = _make_iteration(config, game, apply_fn, schedule, optimizer, mesh)
+    return Components(game, apply_fn, state, iteration_fn)
 
 
 def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:

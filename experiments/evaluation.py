@@ -7,9 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alphazero_jax import games, pons, search
-
-DRAW_BAND = 1 / 3  # |value| below this reads as "draw", as in the learner's sign accuracy
+from alphazero_jax import games, learner, pons, search
 
 
 def _search_settings(run, simulations: int) -> dict:
@@ -83,8 +81,9 @@ def play_random(run, num_games: int, key, simulations: int = 0) -> dict[str, flo
 def pons_value_accuracy(run, set_name: str) -> dict[str, float]:
     """The value head against the exact outcome (the sign of Pons' score) of each position.
 
-    ``three_way``: win/draw/loss read with a draw band of 1/3; ``decisive_sign``: the sign
-    of the value on the positions that are not draws.
+    ``three_way``: win/draw/loss read as the learner's ``value_sign_accuracy`` does
+    (``learner.outcome_label``); ``decisive_sign``: the sign of the value on the positions
+    that are not draws.
     """
     positions = pons.load(set_name)
     game = run.game
@@ -92,7 +91,7 @@ def pons_value_accuracy(run, set_name: str) -> dict[str, float]:
     output, _ = jax.jit(run.apply_fn)(run.variables, jax.vmap(game.observe)(states))
     value = np.asarray(output.value)
     label = np.sign([p.score for p in positions])
-    predicted = np.where(value > DRAW_BAND, 1, np.where(value < -DRAW_BAND, -1, 0))
+    predicted = np.asarray(learner.outcome_label(value))
     decisive = label != 0
     return {
         "three_way": float(np.mean(predicted == label)),

@@ -118,7 +118,7 @@ def test_loss__no_nan_with_zero_targets_and_masked_logits(masked):
 def test_update__loss_falls_on_a_fixed_batch():
     game = games.make("tic_tac_toe")
     apply_fn, variables = networks.make_network(game, **SMALL, key=jax.random.key(3))
-    optimizer = learner.make_optimizer(name="adam", learning_rate=1e-2)
+    optimizer = learner.make_optimizer(learner.make_schedule(learning_rate=1e-2), name="adam")
     update = jax.jit(learner.make_update(apply_fn, optimizer, l2_weight=1e-4), donate_argnums=0)
     state = learner.init_train_state(variables, optimizer)
     batch = _random_batch(game, 32, seed=0)
@@ -138,8 +138,8 @@ def test_update__compiles_once_and_donates_the_state():
     game = games.make("tic_tac_toe")
     apply_fn, variables = networks.make_network(game, **SMALL)
     settings = {"learning_rate": 0.1, "schedule": "cosine", "warmup_steps": 2, "total_steps": 4}
-    optimizer = learner.make_optimizer(name="sgd", **settings)
     schedule = learner.make_schedule(**settings)
+    optimizer = learner.make_optimizer(schedule, name="sgd")
     update = learner.make_update(apply_fn, optimizer, l2_weight=1e-4, schedule=schedule)
     traces = []
 
@@ -195,7 +195,9 @@ def test_update__applies_the_optimizer_step_to_the_gradient():
     }
     variables = {"params": params, "batch_stats": {"count": jnp.array(0)}}
     batch = Sample(jnp.zeros((1, 1, 1, 1)), jnp.array([[1.0, 0.0]]), jnp.array([1.0]))
-    optimizer = learner.make_optimizer(name="sgd", learning_rate=0.5, momentum=0.0)
+    optimizer = learner.make_optimizer(
+        learner.make_schedule(learning_rate=0.5), name="sgd", momentum=0.0
+    )
     update = jax.jit(learner.make_update(apply_fn, optimizer, l2_weight=0.1))
     state, metrics = update(learner.init_train_state(variables, optimizer), batch)
     new = state.variables["params"]
@@ -239,9 +241,8 @@ def test_optimizer__follows_its_schedule():
     """With a warmup the first step has rate 0 and changes nothing; the second moves."""
     params = {"w": jnp.array([1.0, -2.0])}
     grads = {"w": jnp.array([0.5, 0.25])}
-    optimizer = learner.make_optimizer(
-        name="sgd", learning_rate=0.4, momentum=0.0, warmup_steps=2, total_steps=10
-    )
+    schedule = learner.make_schedule(learning_rate=0.4, warmup_steps=2, total_steps=10)
+    optimizer = learner.make_optimizer(schedule, name="sgd", momentum=0.0)
     opt_state = optimizer.init(params)
     updates, opt_state = optimizer.update(grads, opt_state, params)
     np.testing.assert_allclose(updates["w"], [0.0, 0.0])
@@ -270,5 +271,8 @@ def test_optimizer__follows_its_schedule():
     ids=lambda value: str(value) if isinstance(value, dict) else "",
 )
 def test_optimizer__bad_settings_raise(settings, match):
+    optimizer_keys = {"name", "momentum"}
+    schedule_settings = {k: v for k, v in settings.items() if k not in optimizer_keys}
+    optimizer_settings = {k: v for k, v in settings.items() if k in optimizer_keys}
     with pytest.raises(ValueError, match=match):
-        learner.make_optimizer(**settings)
+        learner.make_optimizer(learner.make_schedule(**schedule_settings), **optimizer_settings)

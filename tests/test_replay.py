@@ -114,8 +114,6 @@ def test_replay__add_trajectory_stores_valid_steps_in_time_major_order():
     buffer = jax.jit(replay.add_trajectory)(_empty(6), trajectory)
     assert _stored_numbers(buffer) == [1, 2, 3, 0, 0, 0]
     assert int(buffer.size) == 3 and int(buffer.cursor) == 3
-    # add() given a Trajectory does the same.
-    assert _stored_numbers(jax.jit(replay.add)(_empty(6), trajectory)) == [1, 2, 3, 0, 0, 0]
 
 
 def test_replay__add_rejects_mismatched_shapes():

@@ -12,7 +12,7 @@ from typing import Any
 
 import orbax.checkpoint as ocp
 
-_ITEMS = ("state", "metadata")
+_ITEMS = ("state", "metadata", "evaluation")
 
 
 def make_manager(directory: str, *, max_to_keep: int) -> ocp.CheckpointManager:
@@ -25,12 +25,19 @@ def make_manager(directory: str, *, max_to_keep: int) -> ocp.CheckpointManager:
     return ocp.CheckpointManager(os.path.abspath(directory), options=options, item_names=_ITEMS)
 
 
-def save(manager: ocp.CheckpointManager, step: int, state: Any, metadata: dict) -> None:
-    """Saves ``state`` (a pytree of arrays) and ``metadata`` (JSON-able) as ``step``."""
-    args = ocp.args.Composite(
-        state=ocp.args.StandardSave(state), metadata=ocp.args.JsonSave(metadata)
-    )
-    manager.save(step, args=args, force=True)
+def save(
+    manager: ocp.CheckpointManager,
+    step: int,
+    state: Any,
+    metadata: dict,
+    evaluation: Any = None,
+) -> None:
+    """Saves ``state`` (a pytree of arrays) and ``metadata`` (JSON-able) as ``step``, and
+    ``evaluation`` (the evaluator's networks, a pytree of arrays) when given."""
+    items = {"state": ocp.args.StandardSave(state), "metadata": ocp.args.JsonSave(metadata)}
+    if evaluation is not None:
+        items["evaluation"] = ocp.args.StandardSave(evaluation)
+    manager.save(step, args=ocp.args.Composite(**items), force=True)
     manager.wait_until_finished()
 
 
@@ -60,3 +67,14 @@ def restore_metadata(manager: ocp.CheckpointManager, step: int | None = None) ->
     step = manager.latest_step() if step is None else step
     restored = manager.restore(step, args=ocp.args.Composite(metadata=ocp.args.JsonRestore()))
     return restored.metadata
+
+
+def restore_evaluation(manager: ocp.CheckpointManager, template: Any, step: int) -> Any | None:
+    """The ``evaluation`` item of ``step`` in ``template``'s structure, or None when that
+    checkpoint has none (it was written with evaluation off, or by an older version)."""
+    if not os.path.isdir(os.path.join(str(manager.directory), str(step), "evaluation")):
+        return None
+    restored = manager.restore(
+        step, args=ocp.args.Composite(evaluation=ocp.args.StandardRestore(template))
+    )
+    return restored.evaluation

@@ -56,6 +56,18 @@ SCHEMA: dict = {
         "num_sampling_moves": _NON_NEGATIVE,
     },
     "replay": {"capacity": _POSITIVE, "augment": _BOOL},
+    "evaluation": {
+        "every": _NON_NEGATIVE,
+        "games": _POSITIVE,
+        "opponents": _ANY,
+        "num_past": _NON_NEGATIVE,
+        "simulations": (lambda v: isinstance(v, int) and v >= -1, "an int >= -1"),
+    },
+    "gating": {
+        "rule": _one_of("none", "win_ratio", "score"),
+        "threshold": _POSITIVE_FLOAT,
+        "games": _POSITIVE,
+    },
     "learner": {
         "batch_size": _POSITIVE,
         "updates_per_iteration": _POSITIVE,
@@ -69,6 +81,33 @@ SCHEMA: dict = {
         "value_weight": _POSITIVE_FLOAT,
     },
 }
+
+
+# Sections added after runs were first written: a run's config.json without them gets these
+# values, which keep the behaviour it was trained with (no evaluation, no gating).
+OPTIONAL_SECTIONS: dict[str, dict] = {
+    "evaluation": {
+        "every": 0,  # iterations between evaluations; 0: none
+        "games": 64,  # games per opponent (even)
+        "opponents": ("random", "greedy", "minimax:2"),  # baselines, by agent spec
+        "num_past": 2,  # earlier evaluated networks that are played too
+        "simulations": -1,  # the network's simulations per move; -1: search's, 0: raw policy
+    },
+    "gating": {
+        "rule": "none",  # "none", "win_ratio" (e.g. 1.3) or "score" (e.g. 0.55)
+        "threshold": 0.55,
+        "games": 40,  # games of the candidate against the best network (even)
+    },
+}
+
+
+def complete_config(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
+    """A copy of ``config`` with any missing optional section set to its defaults."""
+    config = ml_collections.ConfigDict(config.to_dict())
+    for section, defaults in OPTIONAL_SECTIONS.items():
+        if section not in config:
+            config[section] = ml_collections.ConfigDict(defaults)
+    return config
 
 
 def _check_section(config, schema: dict, prefix: str) -> None:
@@ -122,8 +161,36 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> N
         game = games.make(config.game.name, **config.game.settings)
     except ValueError as error:
         raise ValueError(f"config.game.settings: {error}") from error
+    _check_evaluation(config, game)
     if config.selfplay.num_moves < game.max_num_moves:
         raise ValueError(
             f"config.selfplay.num_moves={config.selfplay.num_moves} must be at least the "
             f"game's max_num_moves={game.max_num_moves}, so that every slot finishes a game."
+        )
+
+
+def _check_evaluation(config: ml_collections.ConfigDict, game) -> None:
+    from alphazero_jax import agents  # agents imports search and the games; keep it lazy
+
+    for section in ("evaluation", "gating"):
+        if config[section].games % 2:
+            raise ValueError(
+                f"config.{section}.games must be even (each side moves first in half of the "
+                f"games), got {config[section].games}."
+            )
+    opponents = config.evaluation.opponents
+    if isinstance(opponents, str) or not all(isinstance(o, str) for o in opponents):
+        raise ValueError(
+            f"config.evaluation.opponents must be a list of agent specs such as "
+            f"('random', 'minimax:2'), got {opponents!r}."
+        )
+    for spec in opponents:
+        try:
+            agents.from_spec(game, spec)
+        except ValueError as error:
+            raise ValueError(f"config.evaluation.opponents: {error}") from error
+    if config.gating.rule != "none" and not config.evaluation.every:
+        raise ValueError(
+            f"config.gating.rule={config.gating.rule!r} needs evaluations: set "
+            "config.evaluation.every to the iterations between them."
         )

@@ -15,6 +15,7 @@ Layout (AlphaZero, at a smaller scale)::
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -152,6 +153,21 @@ def make_network(
     _check_count("value_hidden", value_hidden, 1)
     _check_choice("activation", activation, tuple(ACTIVATIONS))
     _check_choice("normalization", normalization, NORMALIZATIONS)
+    module, apply_fn = _make_apply_fn(
+        game, channels, blocks, activation, normalization, value_hidden
+    )
+    observation_shape = tuple(game.observation_shape)
+    key = jax.random.key(0) if key is None else key
+    dummy = jnp.zeros((1, *observation_shape), jnp.float32)
+    # Eager on purpose: op-by-op kernels are cached across calls, a jitted init is not.
+    variables = module.init(key, dummy, train=False)
+    return apply_fn, dict(variables)
+
+
+@functools.cache
+def _make_apply_fn(game, channels, blocks, activation, normalization, value_hidden):
+    """The module and its apply function; the same settings give the same function, so
+    that everything jitted over it (searches, arenas) compiles once per process."""
     module = _ResNet(
         activation=activation,
         normalization=normalization,
@@ -180,11 +196,7 @@ def make_network(
             return output, {**variables, "batch_stats": updates["batch_stats"]}
         return module.apply(variables, observations, train=False), variables
 
-    key = jax.random.key(0) if key is None else key
-    dummy = jnp.zeros((1, *observation_shape), jnp.float32)
-    # Eager on purpose: op-by-op kernels are cached across calls, a jitted init is not.
-    variables = module.init(key, dummy, train=False)
-    return apply_fn, dict(variables)
+    return module, apply_fn
 
 
 def num_parameters(variables: Variables) -> int:

@@ -46,6 +46,21 @@ class RunLogger:
         self._writer.flush()
         self._progress(iteration, record)
 
+    def write_evaluation(self, record: dict) -> None:
+        """Logs an evaluation record (``run_evaluation.RunEvaluation.evaluate``) to
+        TensorBoard and the console."""
+        iteration = int(record["iteration"])
+        for name, value in _evaluation_scalars(record).items():
+            self._writer.add_scalar(name, value, iteration)
+        self._writer.flush()
+        scores = ", ".join(f"{name} {s:.0%}" for name, s in record["scores"].items())
+        line = f"Elo {record['elo']:.0f} ± {record['elo_stderr']:.0f} at {iteration} ({scores})"
+        if "accepted" in record:
+            verdict = "accepted" if record["accepted"] else "rejected"
+            line += f"; gating: {verdict} (score {record['gating_score']:.0%} vs best)"
+        sys.stderr.write(("\r" if self._tty else "") + line + "\n")
+        sys.stderr.flush()
+
     def _progress(self, iteration: int, record: dict) -> None:
         if self._first_iteration is None:
             self._first_iteration, self._started = iteration, time.monotonic()
@@ -75,3 +90,12 @@ def _duration(seconds: float) -> str:
     seconds = int(seconds)
     hours, rest = divmod(seconds, 3600)
     return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"
+
+
+def _evaluation_scalars(record: dict) -> dict[str, float]:
+    values = {"elo/rating": record["elo"], "elo/stderr": record["elo_stderr"]}
+    values.update((f"elo/score_vs_{name}", s) for name, s in record["scores"].items())
+    if "accepted" in record:
+        values["gating/accepted"] = float(record["accepted"])
+        values["gating/score"] = record["gating_score"]
+    return values

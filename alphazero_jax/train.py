@@ -22,8 +22,18 @@ from flax import struct
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from alphazero_jax import checkpointing, games, learner, networks, replay, search, selfplay
-from alphazero_jax.config_schema import validate_config
+from alphazero_jax import (
+    checkpointing,
+    evaluator,
+    games,
+    learner,
+    networks,
+    replay,
+    search,
+    selfplay,
+)
+from alphazero_jax.config_schema import complete_config, validate_config
+from alphazero_jax.run_evaluation import RunEvaluation
 from alphazero_jax.run_logging import RunLogger
 from alphazero_jax.types import Array, Game
 
@@ -47,7 +57,8 @@ class Components(NamedTuple):
     game: Game
     apply_fn: Any
     initial_state: TrainingState
-    iteration_fn: Any  # jitted (TrainingState) -> (TrainingState, metrics)
+    iteration_fn: Any  # jitted (TrainingState, play_variables | None) -> (state, metrics)
+    evaluator: evaluator.Evaluator | None  # None when evaluation and gating are off
 
 
 def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
@@ -89,9 +100,13 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
         learner_state, metrics = jax.lax.scan(one_update, learner_state, keys)
         return learner_state, jax.tree.map(jnp.mean, metrics)
 
-    def iteration(state: TrainingState):
+    def iteration(state: TrainingState, play_variables: dict | None = None):
+        """One iteration; self-play uses ``play_variables`` (gating's best network) or, when
+        None, the network being trained."""
         key, play_key, learn_key = jax.random.split(jax.random.wrap_key_data(state.key), 3)
-        trajectory = play(state.learner.variables, play_key)
+        if play_variables is None:
+            play_variables = state.learner.variables
+        trajectory = play(play_variables, play_key)
         buffer = replay.add_trajectory(state.replay, trajectory)
         learner_state, metrics = learn(state.learner, buffer, learn_key)
         num_positions = trajectory.valid.sum().astype(jnp.int32)
@@ -134,8 +149,11 @@ def _make_schedule(config):
 
 
 def build(config: ml_collections.ConfigDict) -> Components:
-    """Validates ``config`` and builds the game, network, initial state and iteration."""
+    """Validates ``config`` and builds the game, network, initial state and iteration.
+
+    A config written before a section existed gets that section's defaults."""
     devices = jax.devices()
+    config = complete_config(config)
     validate_config(config, num_devices=len(devices))
     game = games.make(config.game.name, **config.game.settings)
     mesh = Mesh(np.array(devices), (_BATCH_AXIS,))
@@ -157,7 +175,23 @@ def build(config: ml_collections.ConfigDict) -> Components:
     )
     state = jax.device_put(state, NamedSharding(mesh, P()))
     iteration_fn = _make_iteration(config, game, apply_fn, schedule, optimizer, mesh)
-    return Components(game, apply_fn, state, iteration_fn)
+    return Components(game, apply_fn, state, iteration_fn, _make_evaluator(config, game, apply_fn))
+
+
+def _make_evaluator(config, game, apply_fn) -> evaluator.Evaluator | None:
+    settings = config.evaluation
+    if not settings.every and config.gating.rule == "none":
+        return None
+    return evaluator.make_evaluator(
+        game,
+        apply_fn,
+        config.search.to_dict(),
+        num_simulations=(
+            config.search.num_simulations if settings.simulations < 0 else settings.simulations
+        ),
+        baselines=tuple(settings.opponents),
+        num_games=settings.games,
+    )
 
 
 def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
@@ -207,53 +241,116 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     """Trains (or resumes training) until ``config.num_iterations``; returns the state.
 
     ``workdir`` receives ``config.json``, ``checkpoints/``, ``metrics.jsonl`` and
-    ``tensorboard/``. If it already holds checkpoints of the same game and network, the run
-    continues from the newest one, exactly as if it had never stopped. Ctrl-C (SIGINT or
-    SIGTERM), or ``config.time_limit_minutes`` of this call, saves a checkpoint and stops.
+    ``tensorboard/``, and with evaluation on ``elo.json`` and ``elo.png``. If it already
+    holds checkpoints of the same game and network, the run continues from the newest one,
+    exactly as if it had never stopped. Ctrl-C (SIGINT or SIGTERM), or
+    ``config.time_limit_minutes`` of this call, saves a checkpoint and stops.
     """
+    config = complete_config(config)
     components = build(config)
     os.makedirs(workdir, exist_ok=True)
     _check_workdir(workdir, config)
     manager = checkpointing.make_manager(
         os.path.join(workdir, CHECKPOINT_DIR), max_to_keep=config.max_to_keep
     )
-    state, history = components.initial_state, []
-    if checkpointing.latest_step(manager) is not None:
-        state, metadata = checkpointing.restore(manager, state)
-        history = metadata["history"]
+    run = _Run(components, config, workdir, manager)
     with open(os.path.join(workdir, CONFIG_FILE), "w") as file:
         json.dump(config.to_dict(), file, indent=2)
-    iteration = int(state.iteration)
-    logger = RunLogger(workdir, total_iterations=config.num_iterations, history=history)
+    logger = RunLogger(workdir, total_iterations=config.num_iterations, history=run.history)
     sums, count, log_started = None, 0, time.monotonic()
     started = last_save = time.monotonic()
     limit = config.time_limit_minutes * 60 or float("inf")
     try:
         with _StopRequest() as stop:
             while (
-                iteration < config.num_iterations
+                run.iteration < config.num_iterations
                 and not stop.requested
                 and time.monotonic() - started < limit
             ):
-                state, metrics = components.iteration_fn(state)
-                iteration += 1
+                metrics = run.step()
                 sums = metrics if sums is None else jax.tree.map(jnp.add, sums, metrics)
                 count += 1
-                if iteration % config.log_every == 0 or iteration == config.num_iterations:
-                    record = _record(iteration, jax.device_get(sums), count, log_started)
-                    history.append(record)
+                if run.iteration % config.log_every == 0 or run.iteration == config.num_iterations:
+                    record = _record(run.iteration, jax.device_get(sums), count, log_started)
+                    run.history.append(record)
                     logger.write(record)
                     sums, count, log_started = None, 0, time.monotonic()
-                minutes = (time.monotonic() - last_save) / 60
-                if minutes >= config.checkpoint_every_minutes:
-                    checkpointing.save(manager, iteration, state, {"history": history})
+                if run.evaluation is not None and run.evaluation.due(run.iteration):
+                    evaluation_started = time.monotonic()
+                    logger.write_evaluation(run.evaluate())
+                    log_started += time.monotonic() - evaluation_started  # not in pos/s
+                if (time.monotonic() - last_save) / 60 >= config.checkpoint_every_minutes:
+                    run.save()
                     last_save = time.monotonic()
-            if checkpointing.latest_step(manager) != iteration:
-                checkpointing.save(manager, iteration, state, {"history": history})
+            if checkpointing.latest_step(manager) != run.iteration:
+                run.save()
     finally:
         logger.close()
         manager.close()
-    return state
+    return run.state
+
+
+class _Run:
+    """The mutable side of ``train_and_evaluate``: the state, its history and evaluation,
+    the training time, and saving them together."""
+
+    def __init__(self, components: Components, config, workdir: str, manager):
+        self._components, self._manager = components, manager
+        self.state, self.history, self._seconds, metadata = components.initial_state, [], 0.0, {}
+        step = checkpointing.latest_step(manager)
+        if step is not None:
+            self.state, metadata = checkpointing.restore(manager, self.state)
+            self.history = metadata["history"]
+            self._seconds = metadata.get("seconds", sum(r["seconds"] for r in self.history))
+        self.iteration = int(self.state.iteration)
+        self.evaluation = None
+        self._play_variables = None
+        if components.evaluator is not None:
+            self.evaluation = RunEvaluation(
+                components.evaluator,
+                workdir,
+                components.initial_state.learner.variables,
+                every=config.evaluation.every,
+                num_past=config.evaluation.num_past,
+                gating=(config.gating.rule, config.gating.threshold, config.gating.games),
+                seed=config.seed,
+            )
+            if step is not None:
+                template = self.evaluation.arrays()
+                arrays = template and checkpointing.restore_evaluation(manager, template, step)
+                self.evaluation.restore(metadata.get("evaluation", {}), arrays)
+            self._update_play_variables()
+        self._started = time.monotonic()
+
+    @property
+    def seconds(self) -> float:
+        """Training time so far, over every session of the run."""
+        return self._seconds + time.monotonic() - self._started
+
+    def step(self) -> dict:
+        self.state, metrics = self._components.iteration_fn(self.state, self._play_variables)
+        self.iteration += 1
+        return metrics
+
+    def evaluate(self) -> dict:
+        record = self.evaluation.evaluate(
+            self.state.learner.variables, self.iteration, self.seconds
+        )
+        self._update_play_variables()
+        return record
+
+    def _update_play_variables(self) -> None:
+        if self.evaluation is not None and self.evaluation.gating:
+            sharding = jax.tree.leaves(self.state.learner.variables)[0].sharding
+            self._play_variables = jax.device_put(self.evaluation.best, sharding)
+
+    def save(self) -> None:
+        metadata = {"history": self.history, "seconds": self.seconds}
+        arrays = None
+        if self.evaluation is not None:
+            metadata["evaluation"] = self.evaluation.metadata()
+            arrays = self.evaluation.arrays()
+        checkpointing.save(self._manager, self.iteration, self.state, metadata, arrays)
 
 
 class RestoredNetwork(NamedTuple):
@@ -270,7 +367,7 @@ def restore_network(workdir: str, step: int | None = None) -> RestoredNetwork:
     if not os.path.exists(path):
         raise FileNotFoundError(f"{workdir} is no training run: it has no {CONFIG_FILE}.")
     with open(path) as file:
-        config = ml_collections.ConfigDict(json.load(file))
+        config = complete_config(ml_collections.ConfigDict(json.load(file)))
     components = build(config)
     manager = checkpointing.make_manager(
         os.path.join(workdir, CHECKPOINT_DIR), max_to_keep=config.max_to_keep

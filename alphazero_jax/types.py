@@ -1,4 +1,4 @@
-"""Shared records of the library: the game contract and its symmetries.
+"""Shared records of the library: the game contract, its symmetries and the agent contract.
 
 A game is a bundle of pure, unbatched functions plus static metadata, in the spirit of
 optax's ``GradientTransformation``. Everything that runs per move (``init``, ``step``,
@@ -148,3 +148,26 @@ class Sample(NamedTuple):
     observation: Array
     policy: Array
     value: Array
+
+
+class Agent(NamedTuple):
+    """A player: picks one move for each state of a batch.
+
+    ``act_fn(params, key, states[B]) -> int32[B]`` is pure and jittable; it must return
+    some action (any) for a finished game, whose move is ignored. Whatever changes between
+    calls (a network's variables) is ``params``, passed as an argument, so that an arena
+    compiled once can serve new parameters; settings (depth, simulations) are closed over.
+
+    Attributes:
+      name: the spec that built it, e.g. ``"minimax:4"``; used in tables and ladders.
+      act_fn: the move function.
+      params: a pytree of arrays for ``act_fn`` (``None`` for the baselines).
+    """
+
+    name: str
+    act_fn: Callable[[Any, PRNGKey, State], Array]
+    params: Any = None
+
+    def act(self, key: PRNGKey, states: State) -> Array:
+        """int32[B]: the moves for ``states[B]``."""
+        return self.act_fn(self.params, key, states)

@@ -2,8 +2,10 @@ r"""Benchmarks that compare alphazero_jax with a peer in the same run and print 
 
     python -m experiments.benchmark games [--batch_sizes=1,1024,4096] [--rounds=7]
     python -m experiments.benchmark selfplay [--batch_sizes=64,512] [--rounds=3]
+    python -m experiments.benchmark arena [--batch_sizes=256] [--depths=4,5,6] [--rounds=3]
 
-Needs the ``bench`` extra (pgx): ``pip install -e '.[bench]'`` or ``make bench``.
+``games`` and ``selfplay`` need the ``bench`` extra (pgx): ``pip install -e '.[bench]'``
+or ``make bench``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ _SIMULATIONS = flags.DEFINE_integer("simulations", 64, "selfplay: simulations pe
 _CHANNELS = flags.DEFINE_integer("channels", 64, "selfplay: network channels.")
 _BLOCKS = flags.DEFINE_integer("blocks", 4, "selfplay: residual blocks.")
 _EVALUATIONS = flags.DEFINE_integer("evaluations", 30_000, "selfplay: evaluations per call.")
+_MATCHES = flags.DEFINE_list("matches", ["minimax:4", "mcts:200"], "arena: agents vs random.")
+_DEPTHS = flags.DEFINE_list("depths", ["4", "5", "6"], "arena: minimax depths to time.")
 flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
 
 
@@ -49,7 +53,18 @@ def _selfplay() -> None:
     )
 
 
-_MODES = {"games": _games, "selfplay": _selfplay}
+def _arena() -> None:
+    from experiments.benchmarks import arena as arena_benchmark
+
+    arena_benchmark.run(
+        matches=tuple(_MATCHES.value),
+        batch_size=int((_BATCH_SIZES.value or ["256"])[0]),
+        depths=tuple(int(d) for d in _DEPTHS.value),
+        rounds=_ROUNDS.value or 3,
+    )
+
+
+_MODES = {"games": _games, "selfplay": _selfplay, "arena": _arena}
 
 
 def main(argv: list[str]) -> None:

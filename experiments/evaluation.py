@@ -7,38 +7,32 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alphazero_jax import games, learner, pons, search
+from alphazero_jax import agents, arena, games, learner, pons, search
+from alphazero_jax.types import Agent
 
 
-def _search_settings(run, simulations: int) -> dict:
-    settings = dict(run.config.search)
-    settings.update(dirichlet_fraction=0.0, gumbel_scale=0.0)  # evaluation: no noise
-    if simulations:
-        settings["num_simulations"] = simulations
-    return settings
+def _simulations(run, simulations: int) -> int:
+    return simulations or int(run.config.search.num_simulations)
 
 
 def describe_search(run, simulations: int) -> str:
-    settings = _search_settings(run, simulations)
-    return f"{settings['policy']}, {settings['num_simulations']} simulations"
+    return f"{run.config.search.policy}, {_simulations(run, simulations)} simulations"
 
 
-def _greedy_search(run, simulations: int):
-    settings = _search_settings(run, simulations)
-    search_fn = search.make_search(run.game, run.apply_fn, **settings)
-
-    def moves(variables, key, states):
-        search_key, choice_key = jax.random.split(key)
-        output = search_fn(variables, search_key, states)
-        greedy = jnp.zeros_like(states.terminal)
-        return search.choose_action(output, choice_key, policy=settings["policy"], sample=greedy)
-
-    return moves
+def _agent(run, simulations: int, name: str = "network") -> Agent:
+    """The network with a noise-free search (``simulations`` 0: the run's own)."""
+    act_fn = agents.make_network_act_fn(
+        run.game,
+        run.apply_fn,
+        run.config.search.to_dict(),
+        num_simulations=_simulations(run, simulations),
+    )
+    return Agent(name, act_fn, run.variables)
 
 
 def search_moves(run, states, key, simulations: int = 0):
     """int32[B]: the greedy move of a noise-free search from each state."""
-    return jax.jit(_greedy_search(run, simulations))(run.variables, key, states)
+    return jax.jit(_agent(run, simulations).act_fn)(run.variables, key, states)
 
 
 def raw_policy_moves(run, states):
@@ -50,31 +44,15 @@ def raw_policy_moves(run, states):
 
 
 def play_random(run, num_games: int, key, simulations: int = 0) -> dict[str, float]:
-    """Win, draw and loss rates of greedy search against uniform random moves; the network
-    is the first player in even-numbered games."""
-    game, moves = run.game, _greedy_search(run, simulations)
-    agent_player = jnp.arange(num_games) % 2
-
-    @jax.jit
-    def play(variables, key):
-        def move(states, key):
-            search_key, random_key = jax.random.split(key)
-            legal = jax.vmap(game.legal_action_mask)(states)
-            random_moves = jax.random.categorical(random_key, jnp.where(legal, 0.0, -1e9))
-            chosen = moves(variables, search_key, states)
-            action = jnp.where(states.current_player == agent_player, chosen, random_moves)
-            return jax.vmap(game.step)(states, action), None
-
-        states = jax.vmap(game.init)(jax.random.split(key, num_games))
-        keys = jax.random.split(key, game.max_num_moves)
-        final, _ = jax.lax.scan(move, states, keys)
-        return jnp.take_along_axis(final.rewards, agent_player[:, None], axis=1)[:, 0]
-
-    score = np.asarray(play(run.variables, key))
+    """Win, draw and loss rates of greedy search against uniform random moves (the network
+    moves first in half of the games)."""
+    random = agents.from_spec(run.game, "random")
+    result = arena.play(run.game, _agent(run, simulations), random, num_games=num_games, key=key)
+    total = result.total
     return {
-        "win": float(np.mean(score > 0)),
-        "draw": float(np.mean(score == 0)),
-        "loss": float(np.mean(score < 0)),
+        "win": total.wins / num_games,
+        "draw": total.draws / num_games,
+        "loss": total.losses / num_games,
     }
 
 

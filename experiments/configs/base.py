@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ml_collections
 
+from alphazero_jax import config_schema
+
 
 def base_config() -> ml_collections.ConfigDict:
     config = ml_collections.ConfigDict()
@@ -43,6 +45,10 @@ def base_config() -> ml_collections.ConfigDict:
         {"batch_size": 64, "num_moves": 0, "num_sampling_moves": 10}
     )
     config.replay = ml_collections.ConfigDict({"capacity": 30_000, "augment": True})
+    # Elo against baselines and earlier networks every `every` iterations (0: never), and
+    # optional gating of the network self-play uses; see alphazero_jax/evaluator.py.
+    for section, defaults in config_schema.OPTIONAL_SECTIONS.items():
+        config[section] = ml_collections.ConfigDict(defaults)
     config.learner = ml_collections.ConfigDict(
         {
             "batch_size": 256,

@@ -30,4 +30,5 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
     config.selfplay.update(batch_size=128, num_moves=18, num_sampling_moves=6)
     config.replay.capacity = 20_000
     config.learner.update(batch_size=256, updates_per_iteration=8, learning_rate=2e-3)
+    config.evaluation.update(every=50, games=64, opponents=("random", "greedy", "minimax:9"))
     return config

@@ -1,0 +1,167 @@
+"""Evaluation during training: Elo against fixed baselines and earlier networks, and gating.
+
+The baselines (``random``, ``greedy``, ``minimax:2`` ...) are rated once, by a round robin
+among themselves anchored at ``random = 0``. At each evaluation the current network plays
+every baseline and the last few evaluated networks, whose ratings are then known too, and
+its rating is the maximum-likelihood fit against those fixed ratings (``elo.fit_one``).
+
+Gating, off by default, decides whether new parameters replace the ones self-play uses:
+``win_ratio`` (AlphaGo Zero style: the candidate's wins >= threshold x the best network's
+wins, e.g. 1.3) or ``score`` (its score >= threshold, e.g. 0.55), over a match between
+the two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import jax
+
+from alphazero_jax import agents, arena, elo
+from alphazero_jax.types import Agent, Game, PRNGKey
+
+GATING_RULES = ("none", "win_ratio", "score")
+
+
+class Evaluator(NamedTuple):
+    """What an evaluation needs, built once per run (so each match compiles once)."""
+
+    game: Game
+    network_act_fn: Callable  # (variables, key, states) -> actions
+    baselines: tuple[Agent, ...]
+    num_games: int
+    anchor: str
+
+
+class Evaluation(NamedTuple):
+    """One evaluation of a network: its rating and the matches behind it."""
+
+    rating: elo.Rating
+    results: tuple[arena.MatchResult, ...]
+
+
+def make_evaluator(
+    game: Game,
+    apply_fn: Callable,
+    search_settings: dict,
+    *,
+    num_simulations: int,
+    baselines: Sequence[str],
+    num_games: int,
+    anchor: str = "random",
+) -> Evaluator:
+    """Builds the evaluator of a run.
+
+    Args:
+      game: the run's game.
+      apply_fn: the run's network.
+      search_settings: the run's ``config.search`` (noise is switched off for evaluation).
+      num_simulations: the network's simulations per move in evaluation games (0: the raw
+        policy).
+      baselines: agent specs (``agents.from_spec``); ``anchor`` is added when missing.
+      num_games: games per match (even).
+      anchor: the baseline rated 0.
+    """
+    specs = list(dict.fromkeys([anchor, *baselines]))
+    act_fn = agents.make_network_act_fn(
+        game, apply_fn, search_settings, num_simulations=num_simulations
+    )
+    return Evaluator(
+        game=game,
+        network_act_fn=act_fn,
+        baselines=tuple(agents.from_spec(game, spec) for spec in specs),
+        num_games=num_games,
+        anchor=anchor,
+    )
+
+
+def network_agent(evaluator: Evaluator, name: str, variables: dict) -> Agent:
+    return Agent(name, evaluator.network_act_fn, variables)
+
+
+def rate_baselines(evaluator: Evaluator, key: PRNGKey) -> dict[str, float]:
+    """Ratings of the baselines from a round robin among them (anchor = 0)."""
+    baselines = evaluator.baselines
+    if len(baselines) == 1:
+        return {baselines[0].name: 0.0}
+    results = []
+    for i, first in enumerate(baselines):
+        for j, second in enumerate(baselines[i + 1 :], start=i + 1):
+            match_key = jax.random.fold_in(key, i * len(baselines) + j)
+            result = arena.play(
+                evaluator.game, first, second, num_games=evaluator.num_games, key=match_key
+            )
+            results.append(result.pair_result())
+    return elo.fit_ladder(results, anchor=evaluator.anchor).as_dict()
+
+
+def rate_network(
+    evaluator: Evaluator,
+    variables: dict,
+    *,
+    name: str,
+    ratings: dict[str, float],
+    past: Sequence[tuple[str, dict]] = (),
+    key: PRNGKey,
+) -> Evaluation:
+    """Rates a network against the baselines and earlier networks of known rating.
+
+    Args:
+      evaluator: from ``make_evaluator``.
+      variables: the network's variables.
+      name: its name in the results, e.g. ``"iteration 40"``.
+      ratings: the known ratings of every baseline and earlier network.
+      past: ``(name, variables)`` of earlier networks to play as well.
+      key: the matches' randomness.
+    """
+    candidate = network_agent(evaluator, name, variables)
+    opponents = [*evaluator.baselines, *(network_agent(evaluator, n, v) for n, v in past)]
+    results = tuple(
+        arena.play(
+            evaluator.game,
+            candidate,
+            opponent,
+            num_games=evaluator.num_games,
+            key=jax.random.fold_in(key, index),
+        )
+        for index, opponent in enumerate(opponents)
+    )
+    rating = elo.fit_one([r.pair_result() for r in results], fixed=ratings)
+    return Evaluation(rating, results)
+
+
+def gate(
+    evaluator: Evaluator,
+    candidate: dict,
+    best: dict,
+    *,
+    rule: str,
+    threshold: float,
+    num_games: int,
+    key: PRNGKey,
+) -> tuple[bool, arena.MatchResult]:
+    """Whether ``candidate`` variables replace ``best``, and the match that decided it."""
+    if rule not in GATING_RULES[1:]:
+        raise ValueError(f"gating rule must be one of {GATING_RULES[1:]}, got {rule!r}.")
+    result = arena.play(
+        evaluator.game,
+        network_agent(evaluator, "candidate", candidate),
+        network_agent(evaluator, "best", best),
+        num_games=num_games,
+        key=key,
+    )
+    return passes(result.total, rule=rule, threshold=threshold), result
+
+
+def passes(record: arena.Record, *, rule: str, threshold: float) -> bool:
+    """The gating rule on the candidate's record against the best network.
+
+    ``win_ratio``: wins >= threshold x losses (the best network's wins), and at least one
+    win; ``score``: (wins + draws / 2) / games >= threshold.
+    """
+    if rule == "win_ratio":
+        return record.wins > 0 and record.wins >= threshold * record.losses
+    if rule == "score":
+        return record.score >= threshold
+    raise ValueError(f"gating rule must be one of {GATING_RULES[1:]}, got {rule!r}.")

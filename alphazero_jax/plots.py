@@ -1,0 +1,128 @@
+"""PNG plots of ratings: a ladder, and training's Elo curve by iteration and by wall time.
+
+Drawn with matplotlib's Agg canvas (no display, no pyplot state) and written atomically.
+Error bars and bands are ±1.96 standard errors (95%).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from alphazero_jax import elo
+
+Z95 = 1.96
+_HISTORY_KEYS = ("iteration", "seconds", "elo", "elo_stderr")
+
+
+def _save(figure: Figure, path: str) -> None:
+    """Writes ``figure`` as a PNG at ``path`` via ``path.tmp`` (never a half-written file)."""
+    if os.path.dirname(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    FigureCanvasAgg(figure)
+    figure.savefig(path + ".tmp", format="png", dpi=120, bbox_inches="tight")
+    os.replace(path + ".tmp", path)
+
+
+def plot_ladder(ladder: elo.Ladder, path: str, *, title: str = "") -> None:
+    """Horizontal bars of each agent's rating with 95% error bars, best at the top.
+
+    Args:
+      ladder: ``elo.fit_ladder``'s ratings (best first).
+      path: the PNG to write.
+      title: the figure's title.
+    """
+    ratings = ladder.ratings
+    if not ratings:
+        raise ValueError("plot_ladder: the ladder has no ratings; expected at least one.")
+    values = np.array([r.rating for r in ratings])
+    errors = Z95 * np.array([r.stderr for r in ratings])
+    rows = np.arange(len(ratings))[::-1]  # the best (first) on the top row
+    figure = Figure(figsize=(7, 1.2 + 0.45 * len(ratings)))
+    ax = figure.add_subplot()
+    ax.barh(rows, values, xerr=errors, color="tab:blue", alpha=0.8, capsize=3)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.set_yticks(rows, [r.name for r in ratings])
+    for row, value, error in zip(rows, values, errors):
+        ax.annotate(
+            f"{value:.0f} ± {error:.0f}",
+            (max(value + error, 0.0), row),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
+    ax.margins(x=0.15)
+    anchors = [r.name for r in ratings if r.stderr == 0.0 and r.rating == 0.0]
+    ax.set_xlabel(f"Elo ({anchors[0]} = 0)" if len(anchors) == 1 else "Elo")
+    ax.set_title(f"{title or 'Elo ladder'} (±1.96 stderr)")
+    ax.grid(axis="x", alpha=0.3)
+    _save(figure, path)
+
+
+def plot_elo_history(records: Sequence[Mapping], path: str, *, title: str = "") -> None:
+    """Training's Elo against iteration and against wall time, each with a 95% band.
+
+    Args:
+      records: dicts with ``iteration``, ``seconds`` (training time so far), ``elo`` and
+        ``elo_stderr``; optionally ``opponents``, ``{name: fixed rating}`` of baselines,
+        drawn as labelled dashed lines (the latest record's value per name wins).
+      path: the PNG to write.
+      title: the figure's title.
+    """
+    if not records:
+        raise ValueError(
+            "plot_elo_history: records is empty; expected at least one dict with keys "
+            f"{', '.join(_HISTORY_KEYS)}."
+        )
+    for index, record in enumerate(records):
+        missing = [key for key in _HISTORY_KEYS if key not in record]
+        if missing:
+            raise ValueError(
+                f"plot_elo_history: record {index} lacks {', '.join(missing)}; expected keys "
+                f"{', '.join(_HISTORY_KEYS)} (and optionally opponents), got {sorted(record)}."
+            )
+    records = sorted(records, key=lambda record: record["iteration"])
+    elo_values = np.array([float(r["elo"]) for r in records])
+    band = Z95 * np.array([float(r["elo_stderr"]) for r in records])
+    opponents = {}
+    for record in records:
+        opponents.update(record.get("opponents") or {})
+    seconds = np.array([float(r["seconds"]) for r in records])
+    hours = seconds.max() >= 2 * 3600
+    axes_x = {
+        "iteration": np.array([r["iteration"] for r in records], dtype=float),
+        "wall time (hours)" if hours else "wall time (minutes)": seconds / (3600 if hours else 60),
+    }
+    figure = Figure(figsize=(11, 4.2))
+    for k, (label, x) in enumerate(axes_x.items()):
+        ax = figure.add_subplot(1, 2, k + 1)
+        if len(records) == 1:
+            ax.errorbar(x, elo_values, yerr=band, fmt="o", capsize=4, color="tab:blue")
+        else:
+            ax.fill_between(x, elo_values - band, elo_values + band, color="tab:blue", alpha=0.2)
+            ax.plot(x, elo_values, marker="o", markersize=3, color="tab:blue")
+        for name, rating in opponents.items():
+            ax.axhline(rating, color="gray", linestyle="--", linewidth=0.8)
+            ax.text(
+                1.0,
+                rating,
+                f"{name} ",
+                transform=ax.get_yaxis_transform(),
+                ha="right",
+                va="bottom",
+                fontsize=8,
+                color="dimgray",
+            )
+        if label == "iteration":
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel(label)
+        ax.set_ylabel("Elo (random = 0)")
+        ax.grid(alpha=0.3)
+    figure.suptitle(f"{title or 'Elo during training'} (band: ±1.96 stderr)")
+    _save(figure, path)

@@ -1,0 +1,165 @@
+"""The evaluation side of a training run: when to evaluate, what to remember, what to write.
+
+Host-side bookkeeping around ``evaluator``: the baselines' ratings, the Elo history, the
+last few evaluated networks (opponents for the next evaluations) and, with gating, the
+network self-play uses. Its JSON part goes into each checkpoint's metadata and into
+``elo.json``; its networks go into the checkpoint's ``evaluation`` item, so that a resumed
+run evaluates and gates exactly as an uninterrupted one. Each evaluation also redraws
+``elo.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import jax
+import numpy as np
+
+from alphazero_jax import evaluator, plots
+
+ELO_FILE = "elo.json"
+ELO_PLOT = "elo.png"
+
+
+class RunEvaluation:
+    """Evaluates a run's network every ``every`` iterations (and gates, if configured).
+
+    Args:
+      evaluator_: from ``evaluator.make_evaluator``.
+      workdir: the run directory (``elo.json`` and ``elo.png`` go there).
+      initial_variables: the network's first variables (the first best network, and the
+        shape of the networks kept in checkpoints).
+      every: iterations between evaluations.
+      num_past: earlier evaluated networks kept as opponents.
+      gating: ``(rule, threshold, games)``; rule ``"none"`` turns gating off.
+      seed: evaluation randomness (the same seed replays the same games).
+    """
+
+    def __init__(
+        self,
+        evaluator_: evaluator.Evaluator,
+        workdir: str,
+        initial_variables: dict,
+        *,
+        every: int,
+        num_past: int,
+        gating: tuple[str, float, int],
+        seed: int,
+    ):
+        self._evaluator = evaluator_
+        self._workdir = workdir
+        self._every = every
+        self._num_past = num_past
+        self._rule, self._threshold, self._gating_games = gating
+        self._key = jax.random.key(seed)
+        template = jax.device_get(initial_variables)
+        self._template = template
+        self.baselines: dict[str, float] = {}
+        self.history: list[dict] = []
+        self.past: list[dict] = []  # {"name", "iteration", "rating"}, oldest first
+        self._past_variables: list[Any] = []
+        self.best = template if self.gating else None
+
+    @property
+    def gating(self) -> bool:
+        return self._rule != "none"
+
+    def due(self, iteration: int) -> bool:
+        return self._every > 0 and iteration % self._every == 0
+
+    def evaluate(self, variables: dict, iteration: int, seconds: float) -> dict:
+        """Rates ``variables`` (the network after ``iteration``) and gates it.
+
+        Returns the record appended to the history: iteration, training seconds, Elo with
+        its standard error, the score against each opponent and, with gating, whether
+        the network was accepted.
+        """
+        key = jax.random.fold_in(self._key, iteration)
+        baseline_key, rate_key, gate_key = jax.random.split(key, 3)
+        if not self.baselines:
+            self.baselines = evaluator.rate_baselines(self._evaluator, baseline_key)
+        variables = jax.device_get(variables)
+        ratings = dict(self.baselines)
+        ratings.update((p["name"], p["rating"]) for p in self.past)
+        past = [(p["name"], v) for p, v in zip(self.past, self._past_variables)]
+        name = f"iteration {iteration}"
+        result = evaluator.rate_network(
+            self._evaluator, variables, name=name, ratings=ratings, past=past, key=rate_key
+        )
+        record = {
+            "iteration": iteration,
+            "seconds": seconds,
+            "elo": result.rating.rating,
+            "elo_stderr": result.rating.stderr,
+            "scores": {r.opponent: r.score for r in result.results},
+            "opponents": dict(self.baselines),
+        }
+        if self.gating:
+            accepted, match = evaluator.gate(
+                self._evaluator,
+                variables,
+                self.best,
+                rule=self._rule,
+                threshold=self._threshold,
+                num_games=self._gating_games,
+                key=gate_key,
+            )
+            record.update(accepted=accepted, gating_score=match.score)
+            if accepted:
+                self.best = variables
+        self.past.append({"name": name, "iteration": iteration, "rating": record["elo"]})
+        self._past_variables.append(variables)
+        if len(self.past) > self._num_past:
+            self.past.pop(0)
+            self._past_variables.pop(0)
+        self.history.append(record)
+        self._write()
+        return record
+
+    def metadata(self) -> dict:
+        """The JSON part of the state, for a checkpoint."""
+        return {"baselines": self.baselines, "history": self.history, "past": self.past}
+
+    def arrays(self) -> dict | None:
+        """The networks of the state as a fixed-structure pytree (None if there are none)."""
+        slots = {f"past_{i}": self._template for i in range(self._num_past)}
+        slots.update((f"past_{i}", v) for i, v in enumerate(self._past_variables))
+        if self.gating:
+            slots["best"] = self.best
+        return slots or None
+
+    def restore(self, metadata: dict, arrays: dict | None) -> None:
+        """Continues from a checkpoint's ``metadata()`` and ``arrays()``."""
+        self.baselines = dict(metadata.get("baselines", {}))
+        self.history = list(metadata.get("history", []))
+        past = list(metadata.get("past", []))[-self._num_past :] if self._num_past else []
+        if arrays is None:  # a checkpoint written without evaluation: start afresh
+            self.past, self._past_variables = [], []
+            return
+        self.past = past
+        self._past_variables = [jax.device_get(arrays[f"past_{i}"]) for i in range(len(past))]
+        if self.gating:
+            self.best = jax.device_get(arrays["best"])
+        self._write()
+
+    def _write(self) -> None:
+        path = os.path.join(self._workdir, ELO_FILE)
+        with open(path + ".tmp", "w") as file:
+            json.dump(self.metadata(), file, indent=1, default=_plain)
+        os.replace(path + ".tmp", path)
+        if self.history:
+            plots.plot_elo_history(
+                self.history, os.path.join(self._workdir, ELO_PLOT), title=self._title()
+            )
+
+    def _title(self) -> str:
+        game = self._evaluator.game
+        return f"{game.name} {dict(game.settings)}: Elo (random = 0)"
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value)} is not JSON serialisable")

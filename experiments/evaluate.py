@@ -1,0 +1,110 @@
+r"""Plays a round robin between agents and fits their Elo ladder.
+
+    python -m experiments.evaluate --game=connect_four \
+        --agents=az:runs/c4,minimax:4,mcts:1000,random --games=200
+
+Every pair plays ``--games`` games, half with each agent moving first. Prints each match
+as it ends, then the cross table and the ladder (``--anchor`` rated 0), and writes
+results.csv, ladder.json and ladder.png to ``--output_dir``. Agent specs: random, greedy,
+minimax:<depth>, mcts:<simulations>, az:<run dir or checkpoint>[:<simulations>].
+"""
+
+from __future__ import annotations
+
+import os
+
+from absl import app, flags, logging
+
+from experiments import host_devices  # noqa: F401  (first: before JAX starts)
+
+_GAME = flags.DEFINE_string("game", None, "Game name, e.g. connect_four.", required=True)
+_SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
+_AGENTS = flags.DEFINE_list("agents", None, "Agent specs, at least two.", required=True)
+_GAMES = flags.DEFINE_integer("games", 200, "Games per pair (even).")
+_BATCH = flags.DEFINE_integer("batch_size", None, "Games at once per pair (default: all).")
+_SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
+_OUTPUT = flags.DEFINE_string("output_dir", None, "Output dir (default runs/evaluate/<game>).")
+_ANCHOR = flags.DEFINE_string("anchor", "random", "The agent rated 0 on the ladder.")
+flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
+
+
+def _parse_settings(text: str) -> dict[str, int]:
+    settings = {}
+    for item in filter(None, text.split(",")):
+        name, _, value = item.partition("=")
+        if not name or not value.lstrip("-").isdigit():
+            raise app.UsageError(f"--game_settings: expected name=<int>,..., got {item!r}.")
+        settings[name.strip()] = int(value)
+    return settings
+
+
+def _build(settings: dict[str, int]):
+    from alphazero_jax import agents, games
+
+    specs = [spec.strip() for spec in _AGENTS.value]
+    if len(specs) < 2 or len(set(specs)) != len(specs):
+        raise app.UsageError(f"--agents: expected at least two distinct specs, got {specs}.")
+    if _GAMES.value < 2 or _GAMES.value % 2 or _GAMES.value % (_BATCH.value or _GAMES.value):
+        raise app.UsageError(
+            f"--games={_GAMES.value} must be even and >= 2, and a multiple of --batch_size."
+        )
+    try:
+        game = games.make(_GAME.value, **settings)
+        players = [agents.from_spec(game, spec) for spec in specs]
+    except (ValueError, FileNotFoundError) as error:
+        raise app.UsageError(str(error)) from error
+    names = [player.name for player in players]
+    anchor = names[specs.index(_ANCHOR.value)] if _ANCHOR.value in specs else _ANCHOR.value
+    if anchor not in names:
+        raise app.UsageError(
+            f"--anchor={_ANCHOR.value!r} is not among the agents {names}: the ladder needs "
+            f"it rated 0. Add random to --agents, or pass --anchor=<one of them>."
+        )
+    return game, players, anchor
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    if not flags.FLAGS["verbosity"].present:
+        logging.set_verbosity(logging.WARNING)
+    import jax
+
+    from alphazero_jax import elo, plots, tournament
+
+    settings = _parse_settings(_SETTINGS.value)
+    game, players, anchor = _build(settings)
+    output_dir = _OUTPUT.value or os.path.join("runs", "evaluate", _GAME.value)
+    num_pairs = len(players) * (len(players) - 1) // 2
+    print(f"{game.name} {dict(game.settings)}: {num_pairs} pairs x {_GAMES.value} games")
+    done = []
+
+    def report(result, seconds: float) -> None:
+        done.append(result)
+        print(f"[{len(done)}/{num_pairs}] {result.summary()} ({seconds:.1f} s)", flush=True)
+
+    results = tournament.round_robin(
+        game,
+        players,
+        num_games=_GAMES.value,
+        key=jax.random.key(_SEED.value),
+        batch_size=_BATCH.value,
+        on_result=report,
+    )
+    print("\n" + tournament.results_table([p.name for p in players], results))
+    ladder = elo.fit_ladder([r.pair_result() for r in results], anchor=anchor)
+    print(f"\nElo ladder ({anchor} = 0; ± one standard error):\n{ladder.to_table()}")
+    info = dict(
+        game=game.name,
+        settings=dict(game.settings),
+        games_per_pair=_GAMES.value,
+        seed=_SEED.value,
+        anchor=anchor,
+    )
+    tournament.write_results(output_dir, results, ladder, settings=info)
+    plots.plot_ladder(ladder, os.path.join(output_dir, "ladder.png"), title=f"{game.name} ladder")
+    print(f"\nWrote results.csv, ladder.json and ladder.png in {os.path.abspath(output_dir)}")
+
+
+if __name__ == "__main__":
+    app.run(main)

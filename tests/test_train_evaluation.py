@@ -1,0 +1,116 @@
+"""Evaluation inside training: Elo records, plot and JSON in the run directory, gating,
+and an exact resume of all of it; config errors for the new sections."""
+
+import json
+import os
+
+import jax
+import ml_collections
+import numpy as np
+import pytest
+
+from alphazero_jax import evaluator, games, networks, train
+from alphazero_jax.arena import Record
+from experiments.configs import tic_tac_toe
+
+
+def _config(num_iterations, rule="score"):
+    config = tic_tac_toe.get_config("smoke")
+    config.num_iterations = num_iterations
+    # The raw policy (simulations=0) keeps the evaluation matches quick to compile.
+    config.evaluation.update(every=2, games=8, opponents=("random",), num_past=1, simulations=0)
+    config.gating.update(rule=rule, threshold=0.55, games=8)
+    return config
+
+
+def _elo(workdir):
+    with open(os.path.join(workdir, "elo.json")) as file:
+        return json.load(file)
+
+
+def test_train_evaluation__writes_elo_history_plot_and_resumes_exactly(tmp_path):
+    straight_dir, resumed_dir = str(tmp_path / "straight"), str(tmp_path / "resumed")
+    straight = train.train_and_evaluate(_config(4), straight_dir)
+    train.train_and_evaluate(_config(2), resumed_dir)
+    resumed = train.train_and_evaluate(_config(4), resumed_dir)
+
+    elo = _elo(straight_dir)
+    assert [r["iteration"] for r in elo["history"]] == [2, 4]
+    assert elo["baselines"] == {"random": 0.0}
+    second = elo["history"][1]
+    assert set(second["scores"]) == {"random", "iteration 2"}
+    assert all(np.isfinite([r["elo"], r["elo_stderr"]]).all() for r in elo["history"])
+    assert "accepted" in second and 0 <= second["gating_score"] <= 1
+    with open(os.path.join(straight_dir, "elo.png"), "rb") as file:
+        assert file.read(8) == b"\x89PNG\r\n\x1a\n"
+
+    # Gating and the pool of earlier networks survive the restart: same games, same state.
+    resumed_elo = _elo(resumed_dir)
+    for a, b in zip(elo["history"], resumed_elo["history"], strict=True):
+        assert a["scores"] == b["scores"] and a["elo"] == pytest.approx(b["elo"])
+        assert a["accepted"] == b["accepted"]
+    for a, b in zip(jax.tree.leaves(straight), jax.tree.leaves(resumed), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_evaluator__rates_baselines_and_a_network_against_them():
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = networks.make_network(game, channels=8, blocks=1, value_hidden=8)
+    made = evaluator.make_evaluator(
+        game,
+        apply_fn,
+        {"policy": "puct"},
+        num_simulations=0,
+        baselines=("greedy",),
+        num_games=8,
+    )
+    assert [agent.name for agent in made.baselines] == ["random", "greedy"]  # anchor added
+    ratings = evaluator.rate_baselines(made, jax.random.key(0))
+    assert ratings["random"] == 0.0 and ratings["greedy"] > 0
+    rated = evaluator.rate_network(
+        made, variables, name="net", ratings=ratings, key=jax.random.key(1)
+    )
+    assert [r.opponent for r in rated.results] == ["random", "greedy"]
+    assert rated.rating.name == "net" and np.isfinite(rated.rating.rating)
+    assert all(r.total.num_games == 8 for r in rated.results)
+
+
+@pytest.mark.parametrize(
+    ("record", "rule", "threshold", "expected"),
+    [
+        (Record(13, 0, 10), "win_ratio", 1.3, True),  # 13 >= 1.3 x 10
+        (Record(12, 1, 10), "win_ratio", 1.3, False),
+        (Record(0, 20, 0), "win_ratio", 1.3, False),  # no win, no progress
+        (Record(11, 0, 9), "score", 0.55, True),  # 11/20 = 0.55
+        (Record(10, 1, 9), "score", 0.55, False),  # 10.5/20 = 0.525
+    ],
+)
+def test_gating__rules_by_hand(record, rule, threshold, expected):
+    assert evaluator.passes(record, rule=rule, threshold=threshold) is expected
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"evaluation.games": 7}, "config.evaluation.games must be even"),
+        ({"gating.games": 3}, "config.gating.games must be even"),
+        ({"evaluation.opponents": ("random", "minimax:x")}, "config.evaluation.opponents"),
+        ({"evaluation.every": 0}, "needs evaluations"),
+        ({"gating.rule": "sometimes"}, "config.gating.rule must be one of"),
+    ],
+)
+def test_train_evaluation__bad_settings_fail_before_training(tmp_path, overrides, message):
+    config = _config(2)
+    for key, value in overrides.items():
+        section, name = key.split(".")
+        config[section][name] = value
+    with pytest.raises(ValueError, match=message):
+        train.train_and_evaluate(config, str(tmp_path / "run"))
+    assert not (tmp_path / "run").exists()
+
+
+def test_train_evaluation__old_configs_get_evaluation_off(tmp_path):
+    config = tic_tac_toe.get_config("smoke").to_dict()
+    del config["evaluation"], config["gating"]
+    components = train.build(ml_collections.ConfigDict(config))
+    assert components.evaluator is None

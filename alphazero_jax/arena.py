@@ -83,9 +83,19 @@ class MatchResult(NamedTuple):
 
 
 @functools.cache
-def _make_match(game: Game, act_a: Callable, act_b: Callable, batch_size: int) -> Callable:
+def _make_match(
+    game: Game, act_a: Callable, act_b: Callable, batch_size: int, opening_moves: int
+) -> Callable:
     """The jitted ``match(params_a, params_b, key) -> (rewards_a float32[B], lengths)``."""
     half = batch_size // 2
+
+    def opening(ply, key, a_first, moves_a_first, moves_b_first):
+        """Random moves for the first plies, the same in game i of both halves."""
+        legal = jax.vmap(game.legal_action_mask)(a_first)
+        logits = jnp.where(legal, 0.0, -jnp.inf)
+        random = jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
+        early = ply < opening_moves
+        return jnp.where(early, random, moves_a_first), jnp.where(early, random, moves_b_first)
 
     def select(condition, x, y):
         return jax.tree.map(lambda u, v: jnp.where(condition, u, v), x, y)
@@ -104,6 +114,11 @@ def _make_match(game: Game, act_a: Callable, act_b: Callable, batch_size: int) -
             moves_b = act_b(params_b, key_b, select(a_to_move, b_first, a_first))
             actions_a_first = jnp.where(a_to_move, moves_a, moves_b)
             actions_b_first = jnp.where(a_to_move, moves_b, moves_a)
+            if opening_moves:
+                opening_key = jax.random.fold_in(init_key, ply)
+                actions_a_first, actions_b_first = opening(
+                    ply, opening_key, a_first, actions_a_first, actions_b_first
+                )
             a_first = jax.vmap(game.step)(a_first, actions_a_first)
             b_first = jax.vmap(game.step)(b_first, actions_b_first)
             return ply + 1, a_first, b_first
@@ -129,6 +144,7 @@ def play(
     num_games: int,
     key: PRNGKey,
     batch_size: int | None = None,
+    opening_moves: int = 0,
 ) -> MatchResult:
     """Plays ``num_games`` games of ``agent_a`` against ``agent_b``.
 
@@ -140,6 +156,10 @@ def play(
       key: the match's randomness: the same key replays the same games.
       batch_size: games played at once (an even divisor of ``num_games``; default all).
         Every batch has the same shape, so the match compiles once.
+      opening_moves: plies played uniformly at random at the start of every game, the
+        same in each pair of games with colours swapped; this varies the games between
+        deterministic agents (which would otherwise replay two games over and over)
+        without favouring either side.
 
     Returns:
       A's wins, draws and losses, overall and by colour.
@@ -151,7 +171,9 @@ def play(
         raise ValueError(f"batch_size must be an even int >= 2, got {batch_size!r}.")
     if num_games % batch_size:
         raise ValueError(f"batch_size {batch_size} must divide num_games {num_games}.")
-    match = _make_match(game, agent_a.act_fn, agent_b.act_fn, batch_size)
+    if not isinstance(opening_moves, int) or opening_moves < 0:
+        raise ValueError(f"opening_moves must be an int >= 0, got {opening_moves!r}.")
+    match = _make_match(game, agent_a.act_fn, agent_b.act_fn, batch_size, opening_moves)
     rewards, lengths = [], []
     for batch_key in jax.random.split(key, num_games // batch_size):
         batch_rewards, batch_lengths = jax.device_get(

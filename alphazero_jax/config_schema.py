@@ -62,6 +62,7 @@ SCHEMA: dict = {
         "opponents": _ANY,
         "num_past": _NON_NEGATIVE,
         "simulations": (lambda v: isinstance(v, int) and v >= -1, "an int >= -1"),
+        "opening_moves": _NON_NEGATIVE,
     },
     "gating": {
         "rule": _one_of("none", "win_ratio", "score"),
@@ -92,6 +93,7 @@ OPTIONAL_SECTIONS: dict[str, dict] = {
         "opponents": ("random", "greedy", "minimax:2"),  # baselines, by agent spec
         "num_past": 2,  # earlier evaluated networks that are played too
         "simulations": -1,  # the network's simulations per move; -1: search's, 0: raw policy
+        "opening_moves": 2,  # random plies opening each game (varies noise-free games)
     },
     "gating": {
         "rule": "none",  # "none", "win_ratio" (e.g. 1.3) or "score" (e.g. 0.55)

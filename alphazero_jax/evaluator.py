@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import jax
 
-from alphazero_jax import agents, arena, elo
+from alphazero_jax import agents, arena, elo, tournament
 from alphazero_jax.types import Agent, Game, PRNGKey
 
 GATING_RULES = ("none", "win_ratio", "score")
@@ -32,6 +32,7 @@ class Evaluator(NamedTuple):
     baselines: tuple[Agent, ...]
     num_games: int
     anchor: str
+    opening_moves: int
 
 
 class Evaluation(NamedTuple):
@@ -50,6 +51,7 @@ def make_evaluator(
     baselines: Sequence[str],
     num_games: int,
     anchor: str = "random",
+    opening_moves: int = 0,
 ) -> Evaluator:
     """Builds the evaluator of a run.
 
@@ -62,6 +64,8 @@ def make_evaluator(
       baselines: agent specs (``agents.from_spec``); ``anchor`` is added when missing.
       num_games: games per match (even).
       anchor: the baseline rated 0.
+      opening_moves: random plies opening every game (``arena.play``), which varies the
+        games of a noise-free network.
     """
     specs = list(dict.fromkeys([anchor, *baselines]))
     act_fn = agents.make_network_act_fn(
@@ -73,6 +77,7 @@ def make_evaluator(
         baselines=tuple(agents.from_spec(game, spec) for spec in specs),
         num_games=num_games,
         anchor=anchor,
+        opening_moves=opening_moves,
     )
 
 
@@ -85,15 +90,14 @@ def rate_baselines(evaluator: Evaluator, key: PRNGKey) -> dict[str, float]:
     baselines = evaluator.baselines
     if len(baselines) == 1:
         return {baselines[0].name: 0.0}
-    results = []
-    for i, first in enumerate(baselines):
-        for j, second in enumerate(baselines[i + 1 :], start=i + 1):
-            match_key = jax.random.fold_in(key, i * len(baselines) + j)
-            result = arena.play(
-                evaluator.game, first, second, num_games=evaluator.num_games, key=match_key
-            )
-            results.append(result.pair_result())
-    return elo.fit_ladder(results, anchor=evaluator.anchor).as_dict()
+    results = tournament.round_robin(
+        evaluator.game,
+        baselines,
+        num_games=evaluator.num_games,
+        key=key,
+        opening_moves=evaluator.opening_moves,
+    )
+    return elo.fit_ladder([r.pair_result() for r in results], anchor=evaluator.anchor).as_dict()
 
 
 def rate_network(
@@ -124,6 +128,7 @@ def rate_network(
             opponent,
             num_games=evaluator.num_games,
             key=jax.random.fold_in(key, index),
+            opening_moves=evaluator.opening_moves,
         )
         for index, opponent in enumerate(opponents)
     )
@@ -150,6 +155,7 @@ def gate(
         network_agent(evaluator, "best", best),
         num_games=num_games,
         key=key,
+        opening_moves=evaluator.opening_moves,
     )
     return passes(result.total, rule=rule, threshold=threshold), result
 

@@ -49,6 +49,7 @@ def round_robin(
     num_games: int,
     key: PRNGKey,
     batch_size: int | None = None,
+    opening_moves: int = 0,
     on_result: Callable[[arena.MatchResult, float], None] | None = None,
 ) -> list[arena.MatchResult]:
     """Plays every unordered pair of ``agents`` once.
@@ -64,6 +65,7 @@ def round_robin(
       key: the tournament's randomness.
       batch_size: games played at once per pair (an even divisor of ``num_games``;
         default all of them).
+      opening_moves: random plies that open every game (see ``arena.play``).
       on_result: called as ``on_result(result, seconds)`` after each match, e.g. to print
         progress; ``seconds`` is the match's wall time, compilation included.
 
@@ -79,7 +81,13 @@ def round_robin(
             started = time.monotonic()
             pair_key = jax.random.fold_in(jax.random.fold_in(key, i), j)
             result = arena.play(
-                game, agents[i], agents[j], num_games=num_games, key=pair_key, batch_size=batch_size
+                game,
+                agents[i],
+                agents[j],
+                num_games=num_games,
+                key=pair_key,
+                batch_size=batch_size,
+                opening_moves=opening_moves,
             )
             results.append(result)
             if on_result is not None:

@@ -191,6 +191,7 @@ def _make_evaluator(config, game, apply_fn) -> evaluator.Evaluator | None:
         ),
         baselines=tuple(settings.opponents),
         num_games=settings.games,
+        opening_moves=settings.opening_moves,
     )
 
 

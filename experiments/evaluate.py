@@ -23,6 +23,9 @@ _AGENTS = flags.DEFINE_list("agents", None, "Agent specs, at least two.", requir
 _GAMES = flags.DEFINE_integer("games", 200, "Games per pair (even).")
 _BATCH = flags.DEFINE_integer("batch_size", None, "Games at once per pair (default: all).")
 _SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
+_OPENING = flags.DEFINE_integer(
+    "opening_moves", 2, "Random plies opening each game (shared by the colour-swapped pair)."
+)
 _OUTPUT = flags.DEFINE_string("output_dir", None, "Output dir (default runs/evaluate/<game>).")
 _ANCHOR = flags.DEFINE_string("anchor", "random", "The agent rated 0 on the ladder.")
 flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
@@ -89,6 +92,7 @@ def main(argv: list[str]) -> None:
         num_games=_GAMES.value,
         key=jax.random.key(_SEED.value),
         batch_size=_BATCH.value,
+        opening_moves=_OPENING.value,
         on_result=report,
     )
     print("\n" + tournament.results_table([p.name for p in players], results))
@@ -99,6 +103,7 @@ def main(argv: list[str]) -> None:
         settings=dict(game.settings),
         games_per_pair=_GAMES.value,
         seed=_SEED.value,
+        opening_moves=_OPENING.value,
         anchor=anchor,
     )
     tournament.write_results(output_dir, results, ladder, settings=info)

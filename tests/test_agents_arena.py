@@ -32,6 +32,24 @@ def test_arena__colours_alternate_and_are_counted_separately():
     assert result.mean_length == 7
 
 
+def test_arena__random_openings_are_shared_by_the_colour_swapped_pair():
+    # All nine plies random: game i is the same game in both halves, so what A wins moving
+    # first it loses moving second, and the games vary.
+    game = games.make("tic_tac_toe")
+    result = arena.play(
+        game,
+        _lowest_legal("a"),
+        _lowest_legal("b"),
+        num_games=200,
+        key=jax.random.key(0),
+        opening_moves=9,
+    )
+    first, second = result.as_first, result.as_second
+    assert (first.wins, first.draws, first.losses) == (second.losses, second.draws, second.wins)
+    assert 0 < first.wins < 100 and first.draws > 0
+    assert result.score == 0.5
+
+
 def test_arena__same_key_same_games_and_batches_add_up():
     game = games.make("connect_four")
     random, greedy = agents.from_spec(game, "random"), agents.from_spec(game, "greedy")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import time
 from typing import Any, NamedTuple
 
@@ -31,9 +30,9 @@ from alphazero_jax import (
     replay,
     search,
     selfplay,
+    session,
 )
 from alphazero_jax.config_schema import complete_config, validate_config
-from alphazero_jax.run_evaluation import RunEvaluation
 from alphazero_jax.run_logging import RunLogger
 from alphazero_jax.types import Array, Game
 
@@ -211,33 +210,6 @@ def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
             )
 
 
-class _StopRequest:
-    """Turns the first Ctrl-C (or SIGTERM) into a request to save and stop."""
-
-    def __init__(self):
-        self.requested = False
-        self._previous = {}
-
-    def _handle(self, signum, frame):
-        del frame
-        if self.requested:  # A second Ctrl-C stops at once.
-            raise KeyboardInterrupt
-        self.requested = True
-        print(f"\nSignal {signum}: saving a checkpoint and stopping...", flush=True)
-
-    def __enter__(self):
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            try:
-                self._previous[signum] = signal.signal(signum, self._handle)
-            except ValueError:  # Not the main thread: leave signals alone.
-                pass
-        return self
-
-    def __exit__(self, *exc):
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
-
-
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> TrainingState:
     """Trains (or resumes training) until ``config.num_iterations``; returns the state.
 
@@ -254,7 +226,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     manager = checkpointing.make_manager(
         os.path.join(workdir, CHECKPOINT_DIR), max_to_keep=config.max_to_keep
     )
-    run = _Run(components, config, workdir, manager)
+    run = session.Session(components, config, workdir, manager)
     with open(os.path.join(workdir, CONFIG_FILE), "w") as file:
         json.dump(config.to_dict(), file, indent=2)
     logger = RunLogger(workdir, total_iterations=config.num_iterations, history=run.history)
@@ -262,7 +234,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     started = last_save = time.monotonic()
     limit = config.time_limit_minutes * 60 or float("inf")
     try:
-        with _StopRequest() as stop:
+        with session.StopRequest() as stop:
             while (
                 run.iteration < config.num_iterations
                 and not stop.requested
@@ -289,69 +261,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
         logger.close()
         manager.close()
     return run.state
-
-
-class _Run:
-    """The mutable side of ``train_and_evaluate``: the state, its history and evaluation,
-    the training time, and saving them together."""
-
-    def __init__(self, components: Components, config, workdir: str, manager):
-        self._components, self._manager = components, manager
-        self.state, self.history, self._seconds, metadata = components.initial_state, [], 0.0, {}
-        step = checkpointing.latest_step(manager)
-        if step is not None:
-            self.state, metadata = checkpointing.restore(manager, self.state)
-            self.history = metadata["history"]
-            self._seconds = metadata.get("seconds", sum(r["seconds"] for r in self.history))
-        self.iteration = int(self.state.iteration)
-        self.evaluation = None
-        self._play_variables = None
-        if components.evaluator is not None:
-            self.evaluation = RunEvaluation(
-                components.evaluator,
-                workdir,
-                components.initial_state.learner.variables,
-                every=config.evaluation.every,
-                num_past=config.evaluation.num_past,
-                gating=(config.gating.rule, config.gating.threshold, config.gating.games),
-                seed=config.seed,
-            )
-            if step is not None:
-                template = self.evaluation.arrays()
-                arrays = template and checkpointing.restore_evaluation(manager, template, step)
-                self.evaluation.restore(metadata.get("evaluation", {}), arrays)
-            self._update_play_variables()
-        self._started = time.monotonic()
-
-    @property
-    def seconds(self) -> float:
-        """Training time so far, over every session of the run."""
-        return self._seconds + time.monotonic() - self._started
-
-    def step(self) -> dict:
-        self.state, metrics = self._components.iteration_fn(self.state, self._play_variables)
-        self.iteration += 1
-        return metrics
-
-    def evaluate(self) -> dict:
-        record = self.evaluation.evaluate(
-            self.state.learner.variables, self.iteration, self.seconds
-        )
-        self._update_play_variables()
-        return record
-
-    def _update_play_variables(self) -> None:
-        if self.evaluation is not None and self.evaluation.gating:
-            sharding = jax.tree.leaves(self.state.learner.variables)[0].sharding
-            self._play_variables = jax.device_put(self.evaluation.best, sharding)
-
-    def save(self) -> None:
-        metadata = {"history": self.history, "seconds": self.seconds}
-        arrays = None
-        if self.evaluation is not None:
-            metadata["evaluation"] = self.evaluation.metadata()
-            arrays = self.evaluation.arrays()
-        checkpointing.save(self._manager, self.iteration, self.state, metadata, arrays)
 
 
 class RestoredNetwork(NamedTuple):

@@ -1,0 +1,111 @@
+"""One training session's mutable side, kept out of ``train.py``'s loop: the training
+state with its history, evaluation and training time, restored from and saved to
+checkpoints together; and the Ctrl-C handler that turns a signal into a clean stop.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import jax
+
+from alphazero_jax import checkpointing
+from alphazero_jax.run_evaluation import RunEvaluation
+
+
+class Session:
+    """The mutable side of ``train_and_evaluate``: the state, its history and evaluation,
+    the training time, and saving them together.
+
+    Args:
+      components: ``train.build``'s result.
+      config: the run's (completed) config.
+      workdir: the run directory.
+      manager: the run's checkpoint manager; the newest checkpoint, if any, is restored.
+    """
+
+    def __init__(self, components, config, workdir: str, manager):
+        self._components, self._manager = components, manager
+        self.state, self.history, self._seconds, metadata = components.initial_state, [], 0.0, {}
+        step = checkpointing.latest_step(manager)
+        if step is not None:
+            self.state, metadata = checkpointing.restore(manager, self.state)
+            self.history = metadata["history"]
+            self._seconds = metadata.get("seconds", sum(r["seconds"] for r in self.history))
+        self.iteration = int(self.state.iteration)
+        self.evaluation = None
+        self._play_variables = None
+        if components.evaluator is not None:
+            self.evaluation = RunEvaluation(
+                components.evaluator,
+                workdir,
+                components.initial_state.learner.variables,
+                every=config.evaluation.every,
+                num_past=config.evaluation.num_past,
+                gating=(config.gating.rule, config.gating.threshold, config.gating.games),
+                seed=config.seed,
+            )
+            if step is not None:
+                template = self.evaluation.arrays()
+                arrays = template and checkpointing.restore_evaluation(manager, template, step)
+                self.evaluation.restore(metadata.get("evaluation", {}), arrays)
+            self._update_play_variables()
+        self._started = time.monotonic()
+
+    @property
+    def seconds(self) -> float:
+        """Training time so far, over every session of the run."""
+        return self._seconds + time.monotonic() - self._started
+
+    def step(self) -> dict:
+        self.state, metrics = self._components.iteration_fn(self.state, self._play_variables)
+        self.iteration += 1
+        return metrics
+
+    def evaluate(self) -> dict:
+        record = self.evaluation.evaluate(
+            self.state.learner.variables, self.iteration, self.seconds
+        )
+        self._update_play_variables()
+        return record
+
+    def _update_play_variables(self) -> None:
+        if self.evaluation is not None and self.evaluation.gating:
+            sharding = jax.tree.leaves(self.state.learner.variables)[0].sharding
+            self._play_variables = jax.device_put(self.evaluation.best, sharding)
+
+    def save(self) -> None:
+        metadata = {"history": self.history, "seconds": self.seconds}
+        arrays = None
+        if self.evaluation is not None:
+            metadata["evaluation"] = self.evaluation.metadata()
+            arrays = self.evaluation.arrays()
+        checkpointing.save(self._manager, self.iteration, self.state, metadata, arrays)
+
+
+class StopRequest:
+    """Turns the first Ctrl-C (or SIGTERM) into a request to save and stop."""
+
+    def __init__(self):
+        self.requested = False
+        self._previous = {}
+
+    def _handle(self, signum, frame):
+        del frame
+        if self.requested:  # A second Ctrl-C stops at once.
+            raise KeyboardInterrupt
+        self.requested = True
+        print(f"\nSignal {signum}: saving a checkpoint and stopping...", flush=True)
+
+    def __enter__(self):
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self._previous[signum] = signal.signal(signum, self._handle)
+            except ValueError:  # Not the main thread: leave signals alone.
+                pass
+        return self
+
+    def __exit__(self, *exc):
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)

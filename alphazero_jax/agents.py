@@ -31,7 +31,7 @@ from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
 SPECS = ("random", "greedy", "minimax:<depth>", "mcts:<simulations>", "az:<run>[:<simulations>]")
 
 
-def _uniform_choice(key: PRNGKey, candidates: Array) -> Array:
+def uniform_choice(key: PRNGKey, candidates: Array) -> Array:
     """int32[B]: a uniformly random True entry of each row (0 for an all-False row)."""
     candidates = candidates | ~candidates.any(axis=-1, keepdims=True)
     logits = jnp.where(candidates, 0.0, -jnp.inf)
@@ -43,7 +43,7 @@ def random_agent(game: Game) -> Agent:
 
     def act_fn(params: None, key: PRNGKey, states: State) -> Array:
         del params
-        return _uniform_choice(key, jax.vmap(game.legal_action_mask)(states))
+        return uniform_choice(key, jax.vmap(game.legal_action_mask)(states))
 
     return Agent("random", act_fn)
 
@@ -51,12 +51,20 @@ def random_agent(game: Game) -> Agent:
 def greedy_agent(game: Game) -> Agent:
     """One ply of lookahead: an immediate win if there is one, else the move after which
     the heuristic is best for the mover (a one-ply ``minimax``, ties broken at random)."""
-    return Agent("greedy", minimax.make_minimax(game, depth=1))
+    return minimax_agent(game, depth=1, name="greedy")
 
 
-def minimax_agent(game: Game, *, depth: int) -> Agent:
-    """Alpha-beta ``depth`` plies deep on the game's heuristic; see ``minimax.py``."""
-    return Agent(f"minimax:{depth}", minimax.make_minimax(game, depth=depth))
+def minimax_agent(game: Game, *, depth: int, name: str | None = None) -> Agent:
+    """Alpha-beta ``depth`` plies deep on the game's heuristic (``minimax.py``), drawing
+    uniformly among the moves of equal best value; finished games get move 0."""
+    negamax = jax.vmap(minimax.make_negamax(game, depth=depth))
+
+    def act_fn(params: None, key: PRNGKey, states: State) -> Array:
+        del params
+        values, legal = negamax(states)
+        return uniform_choice(key, minimax.best_moves(values, legal))
+
+    return Agent(name or f"minimax:{depth}", act_fn)
 
 
 def mcts_agent(game: Game, *, num_simulations: int) -> Agent:
@@ -93,7 +101,7 @@ def _network_act_fn(game: Game, apply_fn: Callable, search_settings: tuple, num_
             output, _ = apply_fn(variables, jax.vmap(game.observe)(states))
             logits = search.mask_logits(output.logits, jax.vmap(game.legal_action_mask)(states))
             best = logits >= logits.max(axis=-1, keepdims=True)
-            return _uniform_choice(key, best)
+            return uniform_choice(key, best)
 
         return raw_policy
     settings = dict(search_settings)

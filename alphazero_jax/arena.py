@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alphazero_jax import elo
+from alphazero_jax import agents, elo
 from alphazero_jax.types import Agent, Game, PRNGKey
 
 
@@ -39,6 +39,14 @@ class Record(NamedTuple):
     @property
     def text(self) -> str:
         return f"+{self.wins} ={self.draws} -{self.losses}"
+
+    def reversed(self) -> Record:
+        """The same games from the other side."""
+        return Record(self.losses, self.draws, self.wins)
+
+    def plus(self, other: Record) -> Record:
+        """The record of both sets of games."""
+        return Record(*(a + b for a, b in zip(self, other)))
 
 
 class MatchResult(NamedTuple):
@@ -91,9 +99,7 @@ def _make_match(
 
     def opening(ply, key, a_first, moves_a_first, moves_b_first):
         """Random moves for the first plies, the same in game i of both halves."""
-        legal = jax.vmap(game.legal_action_mask)(a_first)
-        logits = jnp.where(legal, 0.0, -jnp.inf)
-        random = jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
+        random = agents.uniform_choice(key, jax.vmap(game.legal_action_mask)(a_first))
         early = ply < opening_moves
         return jnp.where(early, random, moves_a_first), jnp.where(early, random, moves_b_first)
 

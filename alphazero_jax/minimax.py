@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from alphazero_jax.types import Array, Game, PRNGKey, State
+from alphazero_jax.types import Array, Game, State
 
 _INFINITY = 1e9  # finite, so that no window arithmetic can produce NaN
 _TIE_MARGIN = 1e-4  # root window widening: moves within this of the best stay exact
@@ -180,21 +180,3 @@ def best_moves(values: Array, legal: Array) -> Array:
     """bool[..., A]: the legal moves whose value ties the best one."""
     best = jnp.max(jnp.where(legal, values, -_INFINITY), axis=-1, keepdims=True)
     return legal & (values >= best - _TIE_TOLERANCE)
-
-
-def make_minimax(game: Game, *, depth: int) -> Callable[[None, PRNGKey, State], Array]:
-    """Builds the ``minimax:depth`` agent's ``act_fn(params, key, states[B]) -> int32[B]``.
-
-    Each state gets an alpha-beta search ``depth`` plies deep; the move is drawn uniformly
-    among the moves of equal best value. ``params`` is unused. Finished games get move 0.
-    """
-    negamax = jax.vmap(make_negamax(game, depth=depth))
-
-    def act_fn(params: None, key: PRNGKey, states: State) -> Array:
-        del params
-        values, legal = negamax(states)
-        candidates = best_moves(values, legal)
-        candidates = candidates | ~candidates.any(axis=-1, keepdims=True)  # finished games
-        return jax.random.categorical(key, jnp.where(candidates, 0.0, -jnp.inf)).astype(jnp.int32)
-
-    return act_fn

@@ -134,14 +134,12 @@ class RunEvaluation:
         """Continues from a checkpoint's ``metadata()`` and ``arrays()``."""
         self.baselines = dict(metadata.get("baselines", {}))
         self.history = list(metadata.get("history", []))
-        past = list(metadata.get("past", []))[-self._num_past :] if self._num_past else []
-        if arrays is None:  # a checkpoint written without evaluation: start afresh
-            self.past, self._past_variables = [], []
-            return
-        self.past = past
-        self._past_variables = [jax.device_get(arrays[f"past_{i}"]) for i in range(len(past))]
-        if self.gating:
-            self.best = jax.device_get(arrays["best"])
+        if arrays is not None:  # None: written with evaluation off; no opponents kept yet
+            self.past = list(metadata.get("past", []))
+            slots = [arrays[f"past_{i}"] for i in range(len(self.past))]
+            self._past_variables = jax.device_get(slots)
+            if self.gating:
+                self.best = jax.device_get(arrays["best"])
         self._write()
 
     def _write(self) -> None:
@@ -156,7 +154,7 @@ class RunEvaluation:
 
     def _title(self) -> str:
         game = self._evaluator.game
-        return f"{game.name} {dict(game.settings)}: Elo (random = 0)"
+        return f"{game.name} {dict(game.settings)}: Elo ({self._evaluator.anchor} = 0)"
 
 
 def _plain(value):

@@ -97,10 +97,7 @@ def round_robin(
 
 def _from_view(result: arena.MatchResult, name: str) -> arena.Record:
     """The match's total record from ``name``'s side."""
-    if result.player == name:
-        return result.total
-    wins, draws, losses = result.total
-    return arena.Record(losses, draws, wins)
+    return result.total if result.player == name else result.total.reversed()
 
 
 def results_table(names: Sequence[str], results: Sequence[arena.MatchResult]) -> str:
@@ -121,7 +118,7 @@ def results_table(names: Sequence[str], results: Sequence[arena.MatchResult]) ->
         for name, other in ((result.player, result.opponent), (result.opponent, result.player)):
             old = records.get((name, other), arena.Record(0, 0, 0))
             new = _from_view(result, name)
-            records[name, other] = arena.Record(*(a + b for a, b in zip(old, new)))
+            records[name, other] = old.plus(new)
     header = ["", "", *(str(k) for k in range(1, len(names) + 1)), "total"]
     rows = [header]
     for k, name in enumerate(names, start=1):
@@ -131,7 +128,7 @@ def results_table(names: Sequence[str], results: Sequence[arena.MatchResult]) ->
             if other == name or record is None:
                 cells.append("-" if other == name else ".")
                 continue
-            total = arena.Record(*(a + b for a, b in zip(total, record)))
+            total = total.plus(record)
             cells.append(f"{100 * record.score:.1f}% {record.wins}/{record.draws}/{record.losses}")
         overall = f"{100 * total.score:.1f}%" if total.num_games else "."
         rows.append([str(k), name, *cells, overall])

@@ -4,10 +4,9 @@ policy), its results against a random player, and its value accuracy on Pons' se
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from alphazero_jax import agents, arena, games, learner, pons, search
+from alphazero_jax import agents, arena, games, learner, pons
 from alphazero_jax.types import Agent
 
 
@@ -19,35 +18,32 @@ def describe_search(run, simulations: int) -> str:
     return f"{run.config.search.policy}, {_simulations(run, simulations)} simulations"
 
 
-def _agent(run, simulations: int, name: str = "network") -> Agent:
-    """The network with a noise-free search (``simulations`` 0: the run's own)."""
-    act_fn = agents.make_network_act_fn(
-        run.game,
-        run.apply_fn,
-        run.config.search.to_dict(),
-        num_simulations=_simulations(run, simulations),
+def _act_fn(run, num_simulations: int):
+    """The network's move function: a noise-free search, or the raw policy for 0."""
+    search_settings = run.config.search.to_dict()
+    return agents.make_network_act_fn(
+        run.game, run.apply_fn, search_settings, num_simulations=num_simulations
     )
-    return Agent(name, act_fn, run.variables)
 
 
 def search_moves(run, states, key, simulations: int = 0):
-    """int32[B]: the greedy move of a noise-free search from each state."""
-    return jax.jit(_agent(run, simulations).act_fn)(run.variables, key, states)
+    """int32[B]: the greedy move of a noise-free search from each state (``simulations``
+    0: the run's own)."""
+    act_fn = _act_fn(run, _simulations(run, simulations))
+    return jax.jit(act_fn)(run.variables, key, states)
 
 
 def raw_policy_moves(run, states):
     """int32[B]: the legal move with the highest policy logit."""
-    observations = jax.vmap(run.game.observe)(states)
-    output, _ = run.apply_fn(run.variables, observations)
-    legal = jax.vmap(run.game.legal_action_mask)(states)
-    return jnp.argmax(search.mask_logits(output.logits, legal), axis=-1)
+    return jax.jit(_act_fn(run, 0))(run.variables, jax.random.key(0), states)
 
 
 def play_random(run, num_games: int, key, simulations: int = 0) -> dict[str, float]:
     """Win, draw and loss rates of greedy search against uniform random moves (the network
     moves first in half of the games)."""
     random = agents.from_spec(run.game, "random")
-    result = arena.play(run.game, _agent(run, simulations), random, num_games=num_games, key=key)
+    network = Agent("network", _act_fn(run, _simulations(run, simulations)), run.variables)
+    result = arena.play(run.game, network, random, num_games=num_games, key=key)
     total = result.total
     return {
         "win": total.wins / num_games,

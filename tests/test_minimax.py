@@ -20,7 +20,7 @@ def _states(game, moves, copies=1):
 
 @functools.cache
 def _act(game, depth):
-    return jax.jit(minimax.make_minimax(game, depth=depth))
+    return jax.jit(agents.minimax_agent(game, depth=depth).act_fn)
 
 
 @functools.cache

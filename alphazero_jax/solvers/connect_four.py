@@ -126,7 +126,9 @@ def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, 
     for slot in range(count - 1, -1, -1):
         move = moves[plies, slot]
         child = position ^ mask
-        score = -_negamax(child, mask | move, plies + 1, -beta, -alpha, geometry, order, table, moves, scores)  # fmt: skip  # noqa: E501
+        score = -_negamax(
+            child, mask | move, plies + 1, -beta, -alpha, geometry, order, table, moves, scores
+        )
         if score >= beta:
             _store(table, key, shift, tag_mask, score, _UNKNOWN)
             return score
@@ -151,7 +153,9 @@ def _solve(position, mask, plies, geometry, order, table, moves, scores):
             probe = half_low
         elif probe >= 0 and high // 2 > probe:
             probe = high // 2
-        result = _negamax(position, mask, plies, probe, probe + 1, geometry, order, table, moves, scores)  # fmt: skip  # noqa: E501
+        result = _negamax(
+            position, mask, plies, probe, probe + 1, geometry, order, table, moves, scores
+        )
         if result <= probe:
             high = result
         else:

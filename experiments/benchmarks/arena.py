@@ -15,7 +15,7 @@ import time
 import jax
 import jax.numpy as jnp
 
-from alphazero_jax import agents, arena, games, minimax
+from alphazero_jax import agents, arena, games
 from alphazero_jax.types import Game
 
 
@@ -80,7 +80,7 @@ def run(*, matches: tuple[str, ...], batch_size: int, depths: tuple[int, ...], r
     states = _openings(game, 64, num_moves=4)
     print("Seconds per move at batch 64, 4 random moves into the game:")
     for depth in depths:
-        ours = jax.jit(minimax.make_minimax(game, depth=depth))
+        ours = jax.jit(agents.minimax_agent(game, depth=depth).act_fn)
         alpha_beta = _timed(lambda ours=ours: ours(None, jax.random.key(0), states), rounds)
         line = f"  depth {depth}: alpha-beta {alpha_beta:.3f} s"
         if depth <= 5:

@@ -100,6 +100,12 @@ def test_solver__agrees_with_brute_force_on_tiny_boards(rows, cols, num_stones):
         assert solver.move_scores(moves, rows=rows, cols=cols) == expected, moves
         best = max(s for s in expected if s is not None)
         assert solver.score(moves, rows=rows, cols=cols) == best, moves
+        # weak=True: just the signs (win 1, draw 0, loss -1), through its narrower searches.
+        signs = [None if s is None else (s > 0) - (s < 0) for s in expected]
+        assert solver.move_scores(moves, rows=rows, cols=cols, weak=True) == signs, moves
+        assert solver.score(moves, rows=rows, cols=cols, weak=True) == max(
+            s for s in signs if s is not None
+        )
         outcomes.update((s > 0) - (s < 0) for s in expected if s is not None)
     assert outcomes == {-1, 0, 1}  # wins, draws and losses were all checked
 
@@ -108,6 +114,8 @@ def test_solver__agrees_with_brute_force_on_tiny_boards(rows, cols, num_stones):
 def test_score__matches_a_sample_of_pons_benchmark(set_name):
     sample = random.Random(0).sample(pons.load(set_name), 30)
     assert [solver.score(p.moves) for p in sample] == [p.score for p in sample]
+    signs = [(p.score > 0) - (p.score < 0) for p in sample]
+    assert [solver.score(p.moves, weak=True) for p in sample] == signs
 
 
 # A full 4x4 board without four in a line (top row first):

@@ -25,7 +25,7 @@ import functools
 import numpy as np
 from numba import njit
 
-_TABLE_BITS = 23  # 2**23 entries of 8 bytes: 64 MiB per board size.
+_TABLE_BITS = 25  # 2**25 entries of 8 bytes: 256 MiB per board size.
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd, so key * _MIX (mod 2**64) is a bijection
 _UNKNOWN = 64  # a bound that says nothing: |score| <= 32 on every supported board
 _U0, _U1, _U2, _U3 = np.uint64(0), np.uint64(1), np.uint64(2), np.uint64(3)
@@ -139,13 +139,18 @@ def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, 
 
 
 @njit(cache=True)
-def _solve(position, mask, plies, geometry, order, table, moves, scores):
-    """Pons' score of a position that is not won, by null-window searches."""
+def _solve(position, mask, plies, floor, ceiling, geometry, order, table, moves, scores):
+    """Pons' score of a position that is not won, by null-window searches.
+
+    The search looks for the score in [floor, ceiling] only: a score outside comes back
+    as some bound beyond that side (with floor -1 and ceiling 1, just its sign is exact).
+    """
     rows, bottom, full, cells, _, _ = geometry
     possible = (mask + bottom) & full
     if _winning_cells(position, mask, rows, full) & possible:
         return (cells + 1 - plies) // 2
     low, high = -((cells - plies) // 2), (cells + 1 - plies) // 2
+    low, high = max(low, floor), min(high, ceiling)
     while low < high:  # the score is in [low, high]
         probe = low + (high - low) // 2
         half_low = -((-low) // 2) if low < 0 else low // 2  # halves toward zero
@@ -163,7 +168,8 @@ def _solve(position, mask, plies, geometry, order, table, moves, scores):
     return low
 
 
-def _check_size(rows: int, cols: int) -> None:
+def check_size(rows: int, cols: int) -> None:
+    """Raises unless the solver supports a rows x cols board."""
     if not (4 <= rows and 4 <= cols <= 9 and (rows + 1) * cols <= 64):
         raise ValueError(
             f"Expected a board with rows >= 4, 4 <= cols <= 9 and (rows + 1) * cols <= 64 "
@@ -182,7 +188,7 @@ def _has_four(stones: int, rows: int) -> bool:
 
 def _replay(moves: str, rows: int, cols: int) -> tuple[int, int, bool]:
     """(position, mask, won) after ``moves``; ``won``: the last stone made four in a line."""
-    _check_size(rows, cols)
+    check_size(rows, cols)
     position = mask = 0
     won_at = None
     for index, char in enumerate(moves):
@@ -227,24 +233,46 @@ def _tables(rows: int, cols: int) -> tuple[tuple, np.ndarray, np.ndarray]:
     return geometry, order, np.zeros(1 << _TABLE_BITS, np.uint64)
 
 
-def _solve_bits(position: int, mask: int, rows: int, cols: int) -> int:
+def _solve_bits(
+    position: int, mask: int, rows: int, cols: int, floor: int = -_UNKNOWN, ceiling: int = _UNKNOWN
+) -> int:
+    """The score of a position that is not won, if it lies in [floor, ceiling]; else a
+    bound beyond the side it lies on."""
     geometry, order, table = _tables(rows, cols)
     cells = rows * cols
     moves = np.zeros((cells + 1, cols), np.uint64)
     scores = np.zeros((cells + 1, cols), np.int64)
     plies = mask.bit_count()
     return int(
-        _solve(np.uint64(position), np.uint64(mask), plies, geometry, order, table, moves, scores)
+        _solve(
+            np.uint64(position),
+            np.uint64(mask),
+            plies,
+            floor,
+            ceiling,
+            geometry,
+            order,
+            table,
+            moves,
+            scores,
+        )
     )
 
 
-def score(moves: str, *, rows: int = 6, cols: int = 7) -> int:
+def _sign(position: int, mask: int, rows: int, cols: int, floor: int = -1) -> int:
+    """1, 0 or -1: win, draw or loss for the side to move (a score >= floor is known)."""
+    return int(np.sign(_solve_bits(position, mask, rows, cols, floor, 1)))
+
+
+def score(moves: str, *, rows: int = 6, cols: int = 7, weak: bool = False) -> int:
     """Pons' score of the position after ``moves``, for the side to move.
 
     Args:
         moves: the columns played, 1-based digits, first player first (e.g. "4453").
         rows: board height.
         cols: board width (at most 9: one digit per column).
+        weak: only win, draw or loss: returns 1, 0 or -1 (the sign of the score), which
+            is found much faster than the exact score near the start of a game.
 
     Returns:
         Positive: the side to move wins, ``(rows * cols + 1 - len(moves)) // 2`` when its
@@ -258,20 +286,26 @@ def score(moves: str, *, rows: int = 6, cols: int = 7) -> int:
     position, mask, won = _replay(moves, rows, cols)
     if won:
         raise ValueError(f"The position {moves!r} is over (four in a line): nothing to score.")
+    if weak:
+        return _sign(position, mask, rows, cols)
     return _solve_bits(position, mask, rows, cols)
 
 
-def move_scores(moves: str, *, rows: int = 6, cols: int = 7) -> list[int | None]:
+def move_scores(
+    moves: str, *, rows: int = 6, cols: int = 7, weak: bool = False
+) -> list[int | None]:
     """The score of playing each column, for the side to move now.
 
     Args:
         moves: the columns played, 1-based digits, first player first (e.g. "4453").
         rows: board height.
         cols: board width (at most 9).
+        weak: only the sign of each score (1, 0 or -1), as in ``score``.
 
     Returns:
         [cols] scores, index c for column c + 1, None for a full column; the best equals
-        ``score(moves)``. A winning stone scores ``(rows * cols + 1 - len(moves)) // 2``.
+        ``score(moves, weak=weak)``. A winning stone scores
+        ``(rows * cols + 1 - len(moves)) // 2`` (1 if ``weak``).
 
     Raises:
         ValueError: as ``score``, and for a full board: the position is over.
@@ -279,7 +313,16 @@ def move_scores(moves: str, *, rows: int = 6, cols: int = 7) -> list[int | None]
     position, mask, won = _replay(moves, rows, cols)
     if won or mask.bit_count() == rows * cols:
         raise ValueError(f"The position {moves!r} is over (won or full): it has no moves.")
+    return move_scores_bits(position, mask, rows, cols, weak=weak)
+
+
+def move_scores_bits(
+    position: int, mask: int, rows: int, cols: int, *, weak: bool = False
+) -> list[int | None]:
+    """``move_scores`` of a bitboard (this module's layout) that is not won and not full."""
     win = (rows * cols + 1 - mask.bit_count()) // 2
+    # Weak: the position's own sign first bounds its moves' (and warms the table for them).
+    best = _sign(position, mask, rows, cols) if weak else None
     result: list[int | None] = []
     for column in range(cols):
         bottom = 1 << (column * (rows + 1))
@@ -287,7 +330,12 @@ def move_scores(moves: str, *, rows: int = 6, cols: int = 7) -> list[int | None]
         if not move:
             result.append(None)
         elif _has_four(position | move, rows):
-            result.append(win)
-        else:
+            result.append(1 if weak else win)
+        elif not weak:
             result.append(-_solve_bits(position ^ mask, mask | move, rows, cols))
+        elif best == -1:  # every move loses
+            result.append(-1)
+        else:  # in a drawn position the opponent's score after any move is >= 0
+            floor = 0 if best == 0 else -1
+            result.append(-_sign(position ^ mask, mask | move, rows, cols, floor))
     return result

@@ -10,6 +10,7 @@ An agent (``types.Agent``) picks a move for each of a batch of states with a pur
 | ``minimax:d`` | alpha-beta ``d`` plies deep on the game's heuristic (``minimax.py``) |
 | ``mcts:n`` | UCT with random playouts, ``n`` simulations (``rollout_mcts.py``) |
 | ``az:<run>[:sims]`` | a trained network with a noise-free search (``sims=0``: raw policy) |
+| ``solver[:exact]`` | Connect Four only: perfect play from the exact solver (``perfect_play``) |
 
 ``<run>`` is a run directory (its newest checkpoint) or one checkpoint,
 ``<run>/checkpoints/<iteration>``; ``sims`` defaults to the run's own simulations.
@@ -28,7 +29,14 @@ import jax.numpy as jnp
 from alphazero_jax import minimax, rollout_mcts, search
 from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
 
-SPECS = ("random", "greedy", "minimax:<depth>", "mcts:<simulations>", "az:<run>[:<simulations>]")
+SPECS = (
+    "random",
+    "greedy",
+    "minimax:<depth>",
+    "mcts:<simulations>",
+    "az:<run>[:<simulations>]",
+    "solver[:exact]",
+)
 
 
 def uniform_choice(key: PRNGKey, candidates: Array) -> Array:
@@ -121,7 +129,7 @@ def az_agent(game: Game, path: str, *, num_simulations: int | None = None) -> Ag
     """A trained run's network; ``path`` is a run directory or ``<run>/checkpoints/<n>``."""
     from alphazero_jax import train  # train imports this module's users; import late
 
-    workdir, step = _split_checkpoint_path(path)
+    workdir, step = split_checkpoint_path(path)
     run = train.restore_network(workdir, step)
     if run.game is not game:
         raise ValueError(
@@ -136,7 +144,7 @@ def az_agent(game: Game, path: str, *, num_simulations: int | None = None) -> Ag
     return Agent(f"az:{path}:{num_simulations}", act_fn, run.variables)
 
 
-def _split_checkpoint_path(path: str) -> tuple[str, int | None]:
+def split_checkpoint_path(path: str) -> tuple[str, int | None]:
     """``(workdir, step)`` of a run directory (step None: newest) or a checkpoint path."""
     path = os.path.normpath(path)
     parent, name = os.path.split(path)
@@ -174,6 +182,14 @@ def _parse_az(game: Game, spec: str, argument: str) -> Agent:
     return az_agent(game, argument)
 
 
+def _parse_solver(game: Game, spec: str, argument: str) -> Agent:
+    from alphazero_jax import perfect_play  # numba is loaded only when the solver is used
+
+    if argument not in ("", "exact"):
+        raise ValueError(f"Agent spec {spec!r}: expected solver or solver:exact.")
+    return perfect_play.solver_agent(game, exact=argument == "exact")
+
+
 # kind -> (game, spec, text after the first colon) -> Agent. Other modules may register
 # their agents here.
 PARSERS: dict[str, Callable[[Game, str, str], Agent]] = {
@@ -182,6 +198,7 @@ PARSERS: dict[str, Callable[[Game, str, str], Agent]] = {
     "minimax": lambda game, spec, arg: minimax_agent(game, depth=_count(spec, arg, minimum=1)),
     "mcts": lambda game, spec, arg: mcts_agent(game, num_simulations=_count(spec, arg, minimum=1)),
     "az": _parse_az,
+    "solver": _parse_solver,
 }
 
 
@@ -192,7 +209,7 @@ def from_spec(game: Game, spec: str) -> Agent:
       game: the game to play.
       spec: one of ``random``, ``greedy``, ``minimax:<depth>`` (depth >= 1),
         ``mcts:<simulations>`` (>= 1), ``az:<run dir or checkpoint>[:<simulations>]``
-        (>= 0; 0 plays the raw policy).
+        (>= 0; 0 plays the raw policy), ``solver[:exact]`` (Connect Four).
 
     Returns:
       The agent, named by its spec.

@@ -1,0 +1,354 @@
+"""Judging Connect Four agents against perfect play on Pascal Pons' benchmark sets.
+
+Connect Four is solved, so a move can be graded exactly: it is a **mistake** when some
+other legal move has a strictly better game-theoretic outcome (win > draw > loss). The
+**mistake rate** of an agent on a set is the fraction of its positions where the agent's
+move is a mistake; AlphaZero.jl reports the same measure on the same six sets. The
+**value accuracy** of a network is the fraction of positions whose win/draw/loss it reads
+right from its value head (``learner.outcome_label``: draw within 1/3 of zero).
+
+The per-move outcomes come from our solver (``solvers.connect_four``) and are shipped as
+``alphazero_jax/data/pons/<set>.labels``, one line ``<moves> <labels>`` per position in
+the set's order, e.g. ``4453 LLDWDL.``: one character per column for the side to move,
+``W``, ``D`` or ``L`` for the outcome of playing it and ``.`` for a full column.
+``python -m experiments.label_pons`` regenerates them. Begin-Hard (``Test_L1_R3``) is
+labelled on a stated subset: its first 300 positions with at least 4 plies.
+"""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from alphazero_jax import elo, games, learner, pons
+from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
+
+ROWS, COLS = 6, 7
+_OUTCOMES = {"W": 1, "D": 0, "L": -1, ".": -2}  # -2: a full column, never a legal move
+_WORDS = {1: "win", 0: "draw", -1: "loss"}
+
+
+class Labels(NamedTuple):
+    """The labelled positions of one Pons set.
+
+    Attributes:
+      set_name: the file name, e.g. ``"Test_L2_R2"``.
+      moves: Pons' move string of each position.
+      scores: int32[N], Pons' exact score of each position (side to move).
+      outcomes: int8[N, 7], the outcome of each column for the side to move: 1 win,
+        0 draw, -1 loss, -2 full column.
+    """
+
+    set_name: str
+    moves: tuple[str, ...]
+    scores: np.ndarray
+    outcomes: np.ndarray
+
+    @property
+    def title(self) -> str:
+        """Pons' name of the set, e.g. ``"Middle-Medium"``."""
+        return pons.SETS[self.set_name]
+
+    @property
+    def legal(self) -> np.ndarray:
+        """bool[N, 7]: the columns with room."""
+        return self.outcomes > -2
+
+    @property
+    def best(self) -> np.ndarray:
+        """int8[N]: the outcome under perfect play, the sign of ``scores``."""
+        return self.outcomes.max(axis=1)
+
+    def take(self, count: int) -> Labels:
+        """The first ``count`` positions (all of them if there are fewer)."""
+        return Labels(self.set_name, self.moves[:count], self.scores[:count], self.outcomes[:count])
+
+
+def labels_path(set_name: str) -> pathlib.Path:
+    """Where the per-move labels of a Pons set live in the package."""
+    _check_set(set_name)
+    folder = resources.files("alphazero_jax").joinpath("data", "pons")
+    return pathlib.Path(str(folder)) / f"{set_name}.labels"
+
+
+def _check_set(set_name: str) -> None:
+    if set_name not in pons.SETS:
+        raise ValueError(f"Unknown Pons set {set_name!r}; expected one of {', '.join(pons.SETS)}.")
+
+
+def parse_labels(set_name: str, positions: Sequence[pons.Position], lines: Sequence[str]) -> Labels:
+    """Checks label lines ``<moves> <labels>`` against the set's positions and packs them.
+
+    Raises:
+      ValueError: a malformed line, a position that is not in the set, or a line whose
+        best outcome disagrees with the sign of the position's published score.
+    """
+    published = {p.moves: p.score for p in positions}
+    moves, scores = [], []
+    outcomes = np.zeros((len(lines), COLS), np.int8)
+    for number, line in enumerate(lines):
+        fields = line.split()
+        where = f"{set_name}.labels:{number + 1}"
+        if len(fields) != 2 or len(fields[1]) != COLS or set(fields[1]) - set(_OUTCOMES):
+            raise ValueError(
+                f"{where}: expected '<moves> <{COLS} characters from WDL.>', got {line!r}."
+            )
+        if fields[0] not in published:
+            raise ValueError(f"{where}: the position {fields[0]} is not in {set_name}.")
+        outcomes[number] = [_OUTCOMES[char] for char in fields[1]]
+        best, expected = outcomes[number].max(), np.sign(published[fields[0]])
+        if best != expected:
+            raise ValueError(
+                f"{where}: the best move of {fields[0]} is a "
+                f"{_WORDS.get(int(best), 'full column')}, but its published score "
+                f"{published[fields[0]]} says {_WORDS[int(expected)]}; regenerate the labels."
+            )
+        moves.append(fields[0])
+        scores.append(published[fields[0]])
+    return Labels(set_name, tuple(moves), np.array(scores, np.int32), outcomes)
+
+
+def load_labels(set_name: str) -> Labels:
+    """The shipped labels of a Pons set, e.g. ``load_labels("Test_L2_R2")``."""
+    path = labels_path(set_name)
+    if not path.exists():
+        raise ValueError(f"No labels for {set_name} at {path}; run experiments.label_pons.")
+    return parse_labels(set_name, pons.load(set_name), path.read_text().splitlines())
+
+
+def mistakes(labels: Labels, actions: np.ndarray) -> np.ndarray:
+    """bool[N]: whether each action (a 0-based column) is a mistake.
+
+    A mistake is a move with a strictly worse outcome than the best legal move; an illegal
+    or out-of-range action counts as a mistake too.
+    """
+    actions = np.asarray(actions)
+    if actions.shape != (len(labels.moves),):
+        raise ValueError(f"Expected {len(labels.moves)} actions, got shape {actions.shape}.")
+    in_range = (actions >= 0) & (actions < COLS)
+    chosen = labels.outcomes[np.arange(len(actions)), np.clip(actions, 0, COLS - 1)]
+    return ~in_range | (chosen < labels.best)
+
+
+def value_correct(labels: Labels, values: np.ndarray) -> np.ndarray:
+    """bool[N]: whether each value (side to move, in [-1, 1]) reads the right outcome."""
+    predicted = np.asarray(learner.outcome_label(jnp.asarray(values)))
+    return predicted == labels.best
+
+
+class SetResult(NamedTuple):
+    """An agent's result on one set: mistakes (and value reads) out of ``positions``."""
+
+    set_name: str
+    positions: int
+    mistakes: int
+    value_correct: int | None = None  # None: the agent has no value head
+
+    @property
+    def title(self) -> str:
+        return pons.SETS[self.set_name]
+
+    @property
+    def mistake_rate(self) -> float:
+        return self.mistakes / self.positions
+
+    def interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        """The Wilson interval of the mistake rate."""
+        return elo.wilson_interval(self.mistake_rate, self.positions, confidence=confidence)
+
+    @property
+    def value_accuracy(self) -> float | None:
+        if self.value_correct is None:
+            return None
+        return self.value_correct / self.positions
+
+    def as_dict(self) -> dict:
+        low, high = self.interval()
+        record = {
+            "set": self.set_name,
+            "title": self.title,
+            "positions": self.positions,
+            "mistakes": self.mistakes,
+            "mistake_rate": self.mistake_rate,
+            "interval": [low, high],
+        }
+        if self.value_correct is not None:
+            record.update(value_correct=self.value_correct, value_accuracy=self.value_accuracy)
+        return record
+
+
+def check_game(game: Game) -> None:
+    """Raises unless ``game`` is the 6x7 connect-4 game of Pons' sets."""
+    expected = (("rows", ROWS), ("cols", COLS), ("connect", 4))
+    if game.name != "connect_four" or tuple(game.settings) != expected:
+        raise ValueError(
+            f"Pons' sets are 6x7 Connect Four (connect 4); got {game.name} {dict(game.settings)}."
+        )
+
+
+def states_of(game: Game, labels: Labels) -> State:
+    """The batched states of the labelled positions."""
+    check_game(game)
+    return games.replay_batch(game, [game.actions_from_text(m) for m in labels.moves])
+
+
+def _batched(fn: Callable[[State, int], Array], states: State, batch_size: int) -> np.ndarray:
+    """``fn(batch, start)`` over fixed-size batches (the last one padded), so that it
+    compiles once; ``start`` is the index of the batch's first state."""
+    count = int(states.terminal.shape[0])
+    outputs = []
+    for start in range(0, count, batch_size):
+        index = np.minimum(np.arange(start, start + batch_size), count - 1)
+        batch = jax.tree.map(lambda x, i=index: x[i], states)
+        outputs.append(np.asarray(fn(batch, start))[: min(batch_size, count - start)])
+    return np.concatenate(outputs)
+
+
+@functools.cache
+def make_value_fn(game: Game, apply_fn: Callable) -> Callable[[dict, State], Array]:
+    """A jitted ``(variables, states) -> float[B]``: a network's value for the side to
+    move (cached, so that it compiles once per network and batch size)."""
+
+    @jax.jit
+    def value(variables: dict, states: State) -> Array:
+        output, _ = apply_fn(variables, jax.vmap(game.observe)(states))
+        return output.value
+
+    return value
+
+
+def benchmark(
+    game: Game,
+    agent: Agent,
+    labels: Sequence[Labels],
+    *,
+    key: PRNGKey,
+    value_fn: Callable[[State], Array] | None = None,
+    batch_size: int = 250,
+) -> list[SetResult]:
+    """The agent's mistake rate (and the value accuracy of ``value_fn``) on each set.
+
+    Args:
+      game: 6x7 Connect Four.
+      agent: any agent (``agents.from_spec``); its move in each position is graded.
+      labels: the sets, from ``load_labels`` (``Labels.take`` for a subset).
+      key: the agent's randomness (ties, search); the same key gives the same result.
+      value_fn: optional ``states -> float[B]``, e.g. ``make_value_fn`` of a network
+        with its variables bound.
+      batch_size: positions per call of the agent (fixed, so it compiles once).
+
+    Returns:
+      One ``SetResult`` per set, in order.
+    """
+    act = jax.jit(agent.act_fn)
+    results = []
+    for number, set_labels in enumerate(labels):
+        states = states_of(game, set_labels)
+        set_key = jax.random.fold_in(key, number)
+
+        def move(batch: State, start: int, set_key=set_key) -> Array:
+            return act(agent.params, jax.random.fold_in(set_key, start), batch)
+
+        actions = _batched(move, states, batch_size)
+        wrong = int(mistakes(set_labels, actions).sum())
+        right = None
+        if value_fn is not None:
+            values = _batched(lambda batch, start: value_fn(batch), states, batch_size)
+            right = int(value_correct(set_labels, values).sum())
+        results.append(SetResult(set_labels.set_name, len(set_labels.moves), wrong, right))
+    return results
+
+
+def _solver_moves(
+    boards: np.ndarray,
+    players: np.ndarray,
+    terminal: np.ndarray,
+    noise: np.ndarray,
+    rows: int,
+    cols: int,
+    exact: bool,
+) -> np.ndarray:
+    """Host side of ``solver_agent``: the best column of each board (0 for finished ones)."""
+    from alphazero_jax.solvers import connect_four as solver
+
+    boards, players, terminal, noise = map(np.asarray, (boards, players, terminal, noise))
+    shape = terminal.shape
+    boards = boards.reshape(-1, *boards.shape[-2:]).astype(np.uint64)
+    words = np.uint64(1) << (np.uint64(32) * np.arange(boards.shape[-1], dtype=np.uint64))
+    stones = (boards * words).sum(axis=-1)  # [N, 2]: each player's stones as one integer
+    players, terminal = players.reshape(-1), terminal.reshape(-1)
+    noise = noise.reshape(-1, cols)
+    actions = np.zeros(len(terminal), np.int32)
+    for index in np.flatnonzero(~terminal):
+        mask = int(stones[index, 0] | stones[index, 1])
+        position = int(stones[index, players[index]])
+        values = solver.move_scores_bits(position, mask, rows, cols, weak=not exact)
+        values = np.array([-99 if v is None else v for v in values])
+        best = values == values.max()
+        actions[index] = np.argmax(np.where(best, noise[index], -1.0))
+    return actions.reshape(shape)
+
+
+def solver_agent(game: Game, *, exact: bool = False) -> Agent:
+    """Perfect play from our exact solver, through a host callback (so it is jittable).
+
+    With ``exact=False`` (spec ``solver``) it draws uniformly among the moves with the best
+    outcome (win > draw > loss), which keeps a won game won and a drawn one drawn; with
+    ``exact=True`` (``solver:exact``) among the moves of best Pons score: the fastest win,
+    the slowest loss. Near the start of a game a move takes seconds to minutes (there is no
+    opening book), so it suits positions from Pons' sets and the later part of games.
+
+    Args:
+      game: Connect Four with four in a row on a board the solver supports
+        (``solvers.connect_four``: rows >= 4, cols <= 9, (rows + 1) * cols <= 64).
+    """
+    from alphazero_jax.solvers import connect_four as solver
+
+    settings = dict(game.settings)
+    if game.name != "connect_four" or settings["connect"] != 4:
+        raise ValueError(
+            f"The solver plays Connect Four with four in a row; got {game.name} {settings}."
+        )
+    rows, cols = settings["rows"], settings["cols"]
+    try:
+        solver.check_size(rows, cols)
+    except ValueError as error:
+        raise ValueError(f"solver agent: {error}") from error
+    host = functools.partial(_solver_moves, rows=rows, cols=cols, exact=exact)
+
+    def act_fn(params: None, key: PRNGKey, states: State) -> Array:
+        del params
+        noise = jax.random.uniform(key, (*states.terminal.shape, cols))
+        result = jax.ShapeDtypeStruct(states.terminal.shape, jnp.int32)
+        return jax.pure_callback(
+            host,
+            result,
+            states.board,
+            states.current_player,
+            states.terminal,
+            noise,
+            vmap_method="broadcast_all",
+        )
+
+    return Agent("solver:exact" if exact else "solver", act_fn)
+
+
+def results_table(rows: dict[str, Sequence[SetResult]]) -> str:
+    """A Markdown table: one row per agent, a column per set (mistake rate and interval)."""
+    first = next(iter(rows.values()))
+    header = "| agent | " + " | ".join(f"{r.title} ({r.positions})" for r in first) + " |"
+    lines = [header, "| --- |" + " ---: |" * len(first)]
+    for name, results in rows.items():
+        cells = []
+        for result in results:
+            low, high = result.interval()
+            cells.append(f"{result.mistake_rate:.1%} [{low:.1%}, {high:.1%}]")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,119 @@
+r"""Computes the per-move labels of Pascal Pons' Connect Four sets with our exact solver.
+
+    python -m experiments.label_pons                       # all six sets, as shipped
+    python -m experiments.label_pons --sets=Test_L2_R2 --check
+
+For each position of a set, every column gets the game-theoretic outcome of playing it,
+for the side to move: ``W`` (win), ``D`` (draw), ``L`` (loss) or ``.`` (full column), from
+``solvers.connect_four.move_scores(moves, weak=True)``. Each line of
+``alphazero_jax/data/pons/<set>.labels`` is ``<moves> <labels>``, e.g. ``4453 LLDWDL.``,
+in the set's order. These labels are what ``alphazero_jax.perfect_play`` judges moves by.
+
+Begin-Hard (Test_L1_R3) takes seconds to minutes per position (and far longer for the
+positions 1 to 3 plies from the start), so only its first ``--limit_hard`` positions (300)
+with at least ``--min_plies_hard`` plies (4) are labelled, in the published order.
+
+Lines are appended one at a time; an interrupted run picks up where it stopped.
+``--check`` recomputes the existing labels instead and reports any difference.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import time
+
+from absl import app, flags
+
+_SETS = flags.DEFINE_list("sets", None, "Pons sets to label (default: all six).")
+_LIMIT_HARD = flags.DEFINE_integer("limit_hard", 300, "Positions of Test_L1_R3 to label.")
+_MIN_PLIES_HARD = flags.DEFINE_integer(
+    "min_plies_hard", 4, "Test_L1_R3: label only positions with at least this many plies."
+)
+_CHECK = flags.DEFINE_bool("check", False, "Recompute the existing labels and compare.")
+
+_HARD = "Test_L1_R3"
+_CHARS = {1: "W", 0: "D", -1: "L", None: "."}
+
+
+def label(moves: str) -> str:
+    """The label string of one 6x7 position, e.g. "LLDWDL." (see the module doc)."""
+    from alphazero_jax.solvers import connect_four
+
+    return "".join(_CHARS[s] for s in connect_four.move_scores(moves, weak=True))
+
+
+def _selected(set_name: str) -> list[str]:
+    """The move strings of the positions to label, in the set's order."""
+    from alphazero_jax import pons
+
+    moves = [p.moves for p in pons.load(set_name)]
+    if set_name == _HARD:
+        moves = [m for m in moves if len(m) >= _MIN_PLIES_HARD.value][: _LIMIT_HARD.value]
+    return moves
+
+
+def _existing(path: pathlib.Path) -> list[str]:
+    """The complete lines already written (a line cut short by an interruption is dropped)."""
+    if not path.exists():
+        return []
+    return path.read_text().split("\n")[:-1]  # after the last newline: empty or incomplete
+
+
+def _label_set(set_name: str) -> None:
+    from alphazero_jax import perfect_play, pons
+
+    path = perfect_play.labels_path(set_name)
+    selected = _selected(set_name)
+    done = _existing(path)
+    if [line.split()[0] for line in done] != selected[: len(done)]:
+        raise app.UsageError(f"{path} does not hold a prefix of the selected positions.")
+    path.write_text("".join(line + "\n" for line in done))  # drops an incomplete line
+    start = time.perf_counter()
+    with path.open("a") as out:
+        for number in range(len(done), len(selected)):
+            out.write(f"{selected[number]} {label(selected[number])}\n")
+            out.flush()
+            if (number + 1) % 50 == 0:
+                seconds = time.perf_counter() - start
+                print(f"{set_name}: {number + 1}/{len(selected)}, {seconds:.0f} s", flush=True)
+    seconds = time.perf_counter() - start
+    count = len(selected) - len(done)
+    print(f"{set_name} ({pons.SETS[set_name]}): {count} labelled in {seconds:.1f} s")
+
+
+def _check_set(set_name: str) -> bool:
+    from alphazero_jax import perfect_play
+
+    stored = perfect_play.load_labels(set_name)  # also checks the best move against the score
+    start = time.perf_counter()
+    chars = {v: k for k, v in _CHARS.items()}
+    computed = [label(moves) for moves in stored.moves]
+    expected = ["".join(chars.get(int(o)) or "." for o in row) for row in stored.outcomes]
+    wrong = [n for n, (a, b) in enumerate(zip(computed, expected)) if a != b]
+    seconds = time.perf_counter() - start
+    print(
+        f"{set_name}: {len(computed) - len(wrong)}/{len(computed)} labels agree ({seconds:.1f} s)"
+    )
+    for number in wrong[:5]:
+        print(f"  {stored.moves[number]}: stored {expected[number]}, computed {computed[number]}")
+    return not wrong
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    from alphazero_jax import pons
+
+    sets = _SETS.value or list(pons.SETS)
+    unknown = [name for name in sets if name not in pons.SETS]
+    if unknown:
+        raise app.UsageError(f"--sets: unknown {unknown}; expected some of {list(pons.SETS)}.")
+    if _CHECK.value:
+        return 0 if all([_check_set(name) for name in sets]) else 1
+    for name in sets:
+        _label_set(name)
+    return 0
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -63,6 +63,8 @@ SCHEMA: dict = {
         "num_past": _NON_NEGATIVE,
         "simulations": (lambda v: isinstance(v, int) and v >= -1, "an int >= -1"),
         "opening_moves": _NON_NEGATIVE,
+        "perfect_play_positions": _NON_NEGATIVE,
+        "perfect_play_sets": _ANY,
     },
     "gating": {
         "rule": _one_of("none", "win_ratio", "score"),
@@ -84,8 +86,8 @@ SCHEMA: dict = {
 }
 
 
-# Sections added after runs were first written: a run's config.json without them gets these
-# values, which keep the behaviour it was trained with (no evaluation, no gating).
+# Sections (and keys) added after runs were first written: a run's config.json without them
+# gets these values, which keep the behaviour it was trained with (no evaluation, no gating).
 OPTIONAL_SECTIONS: dict[str, dict] = {
     "evaluation": {
         "every": 0,  # iterations between evaluations; 0: none
@@ -94,6 +96,10 @@ OPTIONAL_SECTIONS: dict[str, dict] = {
         "num_past": 2,  # earlier evaluated networks that are played too
         "simulations": -1,  # the network's simulations per move; -1: search's, 0: raw policy
         "opening_moves": 2,  # random plies opening each game (varies noise-free games)
+        # Connect Four 6x7: mistake rates against perfect play on the first positions of
+        # these Pons sets at each evaluation (alphazero_jax/perfect_play.py); 0: off.
+        "perfect_play_positions": 0,
+        "perfect_play_sets": ("Test_L3_R1", "Test_L2_R2"),
     },
     "gating": {
         "rule": "none",  # "none", "win_ratio" (e.g. 1.3) or "score" (e.g. 0.55)
@@ -104,11 +110,14 @@ OPTIONAL_SECTIONS: dict[str, dict] = {
 
 
 def complete_config(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
-    """A copy of ``config`` with any missing optional section set to its defaults."""
+    """A copy of ``config`` with any missing optional section or key set to its default."""
     config = ml_collections.ConfigDict(config.to_dict())
     for section, defaults in OPTIONAL_SECTIONS.items():
         if section not in config:
             config[section] = ml_collections.ConfigDict(defaults)
+        for key, value in defaults.items():
+            if key not in config[section]:
+                config[section][key] = value
     return config
 
 
@@ -191,8 +200,31 @@ def _check_evaluation(config: ml_collections.ConfigDict, game) -> None:
             agents.from_spec(game, spec)
         except ValueError as error:
             raise ValueError(f"config.evaluation.opponents: {error}") from error
+    _check_perfect_play(config.evaluation, game)
     if config.gating.rule != "none" and not config.evaluation.every:
         raise ValueError(
             f"config.gating.rule={config.gating.rule!r} needs evaluations: set "
+            "config.evaluation.every to the iterations between them."
+        )
+
+
+def _check_perfect_play(settings: ml_collections.ConfigDict, game) -> None:
+    from alphazero_jax import perfect_play, pons
+
+    if not settings.perfect_play_positions:
+        return
+    sets = settings.perfect_play_sets
+    if isinstance(sets, str) or not sets or any(name not in pons.SETS for name in sets):
+        raise ValueError(
+            f"config.evaluation.perfect_play_sets must be a non-empty list of Pons sets from "
+            f"{tuple(pons.SETS)}, got {sets!r}."
+        )
+    try:
+        perfect_play.check_game(game)
+    except ValueError as error:
+        raise ValueError(f"config.evaluation.perfect_play_positions > 0: {error}") from error
+    if not settings.every:
+        raise ValueError(
+            "config.evaluation.perfect_play_positions > 0 runs at each evaluation: set "
             "config.evaluation.every to the iterations between them."
         )

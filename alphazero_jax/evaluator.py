@@ -13,12 +13,13 @@ the two.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import jax
 
-from alphazero_jax import agents, arena, elo, tournament
+from alphazero_jax import agents, arena, elo, perfect_play, tournament
 from alphazero_jax.types import Agent, Game, PRNGKey
 
 GATING_RULES = ("none", "win_ratio", "score")
@@ -33,6 +34,10 @@ class Evaluator(NamedTuple):
     num_games: int
     anchor: str
     opening_moves: int
+    # Connect Four 6x7: the labelled positions judged at each evaluation (empty: none), and
+    # the network's jitted (variables, states) -> values for its value accuracy there.
+    perfect_play: tuple = ()
+    value_fn: Callable | None = None
 
 
 class Evaluation(NamedTuple):
@@ -52,6 +57,8 @@ def make_evaluator(
     num_games: int,
     anchor: str = "random",
     opening_moves: int = 0,
+    perfect_play_sets: Sequence[str] = (),
+    perfect_play_positions: int = 0,
 ) -> Evaluator:
     """Builds the evaluator of a run.
 
@@ -66,6 +73,9 @@ def make_evaluator(
       anchor: the baseline rated 0.
       opening_moves: random plies opening every game (``arena.play``), which varies the
         games of a noise-free network.
+      perfect_play_sets: Pons sets (6x7 Connect Four only) on which ``perfect_play_moves``
+        judges the network against perfect play.
+      perfect_play_positions: the first positions of each set used (0: none).
     """
     specs = list(dict.fromkeys([anchor, *baselines]))
     act_fn = agents.make_network_act_fn(
@@ -78,6 +88,25 @@ def make_evaluator(
         num_games=num_games,
         anchor=anchor,
         opening_moves=opening_moves,
+        **_perfect_play(game, apply_fn, perfect_play_sets, perfect_play_positions),
+    )
+
+
+def _perfect_play(game: Game, apply_fn: Callable, sets: Sequence[str], positions: int) -> dict:
+    if not positions:
+        return {}
+    labels = tuple(perfect_play.load_labels(name).take(positions) for name in sets)
+    return {"perfect_play": labels, "value_fn": perfect_play.make_value_fn(game, apply_fn)}
+
+
+def judge_perfect_play(evaluator: Evaluator, variables: dict, key: PRNGKey) -> list:
+    """The network's ``perfect_play.SetResult`` on each of the evaluator's sets."""
+    return perfect_play.benchmark(
+        evaluator.game,
+        network_agent(evaluator, "network", variables),
+        evaluator.perfect_play,
+        key=key,
+        value_fn=functools.partial(evaluator.value_fn, variables),
     )
 
 

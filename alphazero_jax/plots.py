@@ -126,3 +126,55 @@ def plot_elo_history(records: Sequence[Mapping], path: str, *, title: str = "") 
         ax.grid(alpha=0.3)
     figure.suptitle(f"{title or 'Elo during training'} (band: ±1.96 stderr)")
     _save(figure, path)
+
+
+def plot_mistake_rates(records: Sequence[Mapping], path: str, *, title: str = "") -> None:
+    """Mistake rate against perfect play by iteration, one line per Pons set, with the
+    95% (Wilson) interval as a band; and the value accuracy when the records have it.
+
+    Args:
+      records: dicts with ``iteration`` and ``perfect_play``, ``{set name: dict}`` as
+        ``perfect_play.SetResult.as_dict`` makes them; records without it are skipped.
+      path: the PNG to write.
+      title: the figure's title.
+    """
+    records = sorted(
+        (r for r in records if r.get("perfect_play")), key=lambda record: record["iteration"]
+    )
+    if not records:
+        raise ValueError(
+            "plot_mistake_rates: no record has 'perfect_play'; expected dicts with "
+            "'iteration' and 'perfect_play' ({set: SetResult.as_dict()})."
+        )
+    sets = list(dict.fromkeys(name for r in records for name in r["perfect_play"]))
+    has_value = any("value_accuracy" in s for r in records for s in r["perfect_play"].values())
+    figure = Figure(figsize=(11 if has_value else 6, 4.2))
+    mistakes_axes = figure.add_subplot(1, 2 if has_value else 1, 1)
+    value_axes = figure.add_subplot(1, 2, 2) if has_value else None
+    for name in sets:
+        rows = [
+            (r["iteration"], r["perfect_play"][name]) for r in records if name in r["perfect_play"]
+        ]
+        x = np.array([iteration for iteration, _ in rows], dtype=float)
+        rate = 100 * np.array([s["mistake_rate"] for _, s in rows])
+        low, high = (100 * np.array([s["interval"][i] for _, s in rows]) for i in (0, 1))
+        label = f"{rows[-1][1]['title']} ({rows[-1][1]['positions']})"
+        (line,) = mistakes_axes.plot(x, rate, marker="o", markersize=3, label=label)
+        mistakes_axes.fill_between(x, low, high, color=line.get_color(), alpha=0.15)
+        if value_axes is not None and "value_accuracy" in rows[-1][1]:
+            accuracy = 100 * np.array([s.get("value_accuracy", np.nan) for _, s in rows])
+            value_axes.plot(x, accuracy, marker="o", markersize=3, label=label)
+    for axes, ylabel in (
+        (mistakes_axes, "mistake rate (%)"),
+        (value_axes, "value W/D/L accuracy (%)"),
+    ):
+        if axes is None:
+            continue
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_xlabel("iteration")
+        axes.set_ylabel(ylabel)
+        axes.set_ylim(bottom=0)
+        axes.grid(alpha=0.3)
+        axes.legend(fontsize=8)
+    figure.suptitle(f"{title or 'Against perfect play'} (band: 95% interval)")
+    _save(figure, path)

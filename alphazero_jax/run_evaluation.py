@@ -5,7 +5,7 @@ last few evaluated networks (opponents for the next evaluations) and, with gatin
 network self-play uses. Its JSON part goes into each checkpoint's metadata and into
 ``elo.json``; its networks go into the checkpoint's ``evaluation`` item, so that a resumed
 run evaluates and gates exactly as an uninterrupted one. Each evaluation also redraws
-``elo.png``.
+``elo.png`` (and ``perfect_play.png`` when it judges the network on Pons' sets).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from alphazero_jax import evaluator, plots
 
 ELO_FILE = "elo.json"
 ELO_PLOT = "elo.png"
+PERFECT_PLAY_PLOT = "perfect_play.png"
 
 
 class RunEvaluation:
@@ -73,11 +74,12 @@ class RunEvaluation:
         """Rates ``variables`` (the network after ``iteration``) and gates it.
 
         Returns the record appended to the history: iteration, training seconds, Elo with
-        its standard error, the score against each opponent and, with gating, whether
-        the network was accepted.
+        its standard error, the score against each opponent, with gating whether the
+        network was accepted, and with perfect-play sets the network's mistake rate and
+        value accuracy on each (``perfect_play.SetResult.as_dict``).
         """
         key = jax.random.fold_in(self._key, iteration)
-        baseline_key, rate_key, gate_key = jax.random.split(key, 3)
+        baseline_key, rate_key, gate_key, judge_key = jax.random.split(key, 4)
         if not self.baselines:
             self.baselines = evaluator.rate_baselines(self._evaluator, baseline_key)
         variables = jax.device_get(variables)
@@ -96,6 +98,9 @@ class RunEvaluation:
             "scores": {r.opponent: r.score for r in result.results},
             "opponents": dict(self.baselines),
         }
+        if self._evaluator.perfect_play:
+            judged = evaluator.judge_perfect_play(self._evaluator, variables, judge_key)
+            record["perfect_play"] = {r.set_name: r.as_dict() for r in judged}
         if self.gating:
             accepted, match = evaluator.gate(
                 self._evaluator,
@@ -150,6 +155,12 @@ class RunEvaluation:
         if self.history:
             plots.plot_elo_history(
                 self.history, os.path.join(self._workdir, ELO_PLOT), title=self._title()
+            )
+        if any("perfect_play" in record for record in self.history):
+            plots.plot_mistake_rates(
+                self.history,
+                os.path.join(self._workdir, PERFECT_PLAY_PLOT),
+                title="Connect Four: mistakes against perfect play (Pons' sets)",
             )
 
     def _title(self) -> str:

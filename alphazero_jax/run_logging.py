@@ -55,6 +55,11 @@ class RunLogger:
         self._writer.flush()
         scores = ", ".join(f"{name} {s:.0%}" for name, s in record["scores"].items())
         line = f"Elo {record['elo']:.0f} ± {record['elo_stderr']:.0f} at {iteration} ({scores})"
+        for judged in record.get("perfect_play", {}).values():
+            line += (
+                f"; {judged['title']} mistakes {judged['mistake_rate']:.1%}, "
+                f"value {judged['value_accuracy']:.1%}"
+            )
         if "accepted" in record:
             verdict = "accepted" if record["accepted"] else "rejected"
             line += f"; gating: {verdict} (score {record['gating_score']:.0%} vs best)"
@@ -95,6 +100,9 @@ def _duration(seconds: float) -> str:
 def _evaluation_scalars(record: dict) -> dict[str, float]:
     values = {"elo/rating": record["elo"], "elo/stderr": record["elo_stderr"]}
     values.update((f"elo/score_vs_{name}", s) for name, s in record["scores"].items())
+    for judged in record.get("perfect_play", {}).values():
+        values[f"perfect_play/{judged['title']}/mistake_rate"] = judged["mistake_rate"]
+        values[f"perfect_play/{judged['title']}/value_accuracy"] = judged["value_accuracy"]
     if "accepted" in record:
         values["gating/accepted"] = float(record["accepted"])
         values["gating/score"] = record["gating_score"]

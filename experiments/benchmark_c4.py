@@ -1,0 +1,180 @@
+r"""Connect Four agents against perfect play: mistake rates on Pascal Pons' six sets.
+
+    python -m experiments.benchmark_c4 --agents=random,greedy,minimax:4,az:runs/connect_four
+    python -m experiments.benchmark_c4 --run=runs/connect_four      # every saved checkpoint
+
+A move is a mistake when another legal move has a strictly better game-theoretic outcome
+(win > draw > loss); the labels are our solver's, shipped with the package
+(``alphazero_jax/perfect_play.py``). For each agent and set it prints the mistake rate
+with its 95% Wilson interval, and for ``az:`` agents the value head's win/draw/loss
+accuracy; the table goes to ``--output`` as Markdown and JSON.
+
+``--run`` judges each saved checkpoint of a run (its search, or ``--simulations``) and
+writes ``perfect_play_checkpoints.json`` and ``perfect_play_checkpoints.png`` into the run
+directory and the curves into its TensorBoard (``perfect_play_checkpoints/<set>/...``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from absl import app, flags
+
+from experiments import host_devices  # noqa: F401  (first: before JAX starts)
+
+_AGENTS = flags.DEFINE_list("agents", ["random", "greedy", "minimax:4"], "Agent specs.")
+_RUN = flags.DEFINE_string("run", None, "Judge every saved checkpoint of this run instead.")
+_SIMULATIONS = flags.DEFINE_integer("simulations", -1, "--run: simulations (-1: the run's).")
+_SETS = flags.DEFINE_list("sets", None, "Pons sets (default: all six).")
+_POSITIONS = flags.DEFINE_integer("positions", 0, "The first N positions of each set (0: all).")
+_BATCH = flags.DEFINE_integer("batch_size", 250, "Positions per call of an agent.")
+_SEED = flags.DEFINE_integer("seed", 0, "Randomness of the agents (ties, search).")
+_OUTPUT = flags.DEFINE_string("output", "runs/benchmark_c4", "Where tables go (agents mode).")
+flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
+
+CHECKPOINTS_FILE = "perfect_play_checkpoints.json"
+CHECKPOINTS_PLOT = "perfect_play_checkpoints.png"
+
+
+def _labels():
+    from alphazero_jax import perfect_play, pons
+
+    names = _SETS.value or list(pons.SETS)
+    unknown = [name for name in names if name not in pons.SETS]
+    if unknown:
+        raise app.UsageError(f"--sets: unknown {unknown}; expected some of {list(pons.SETS)}.")
+    labels = [perfect_play.load_labels(name) for name in names]
+    return (
+        [set_labels.take(_POSITIONS.value) for set_labels in labels] if _POSITIONS.value else labels
+    )
+
+
+def _judge(game, agent, labels, value_fn):
+    import jax
+
+    from alphazero_jax import perfect_play
+
+    started = time.perf_counter()
+    results = perfect_play.benchmark(
+        game,
+        agent,
+        labels,
+        key=jax.random.key(_SEED.value),
+        value_fn=value_fn,
+        batch_size=_BATCH.value,
+    )
+    seconds = time.perf_counter() - started
+    for result in results:
+        low, high = result.interval()
+        value = (
+            "" if result.value_accuracy is None else f", value W/D/L {result.value_accuracy:.1%}"
+        )
+        print(
+            f"  {result.title:<14} {result.mistakes:>4}/{result.positions:<4} mistakes "
+            f"{result.mistake_rate:6.1%} [{low:.1%}, {high:.1%}]{value}"
+        )
+    print(f"  ({seconds:.1f} s)", flush=True)
+    return results
+
+
+def _network_value_fn(game, spec: str):
+    """The value function of an ``az:`` spec's network, or None for other agents."""
+    import functools
+
+    from alphazero_jax import agents, perfect_play, train
+
+    if not spec.startswith("az:"):
+        return None
+    path, _, simulations = spec[3:].rpartition(":")
+    if not (path and simulations.isdigit()):
+        path = spec[3:]
+    run = train.restore_network(*agents.split_checkpoint_path(path))
+    return functools.partial(perfect_play.make_value_fn(game, run.apply_fn), run.variables)
+
+
+def _agents_mode() -> None:
+    from alphazero_jax import agents, games, perfect_play
+
+    game = games.make("connect_four")
+    labels = _labels()
+    rows, records = {}, {}
+    for spec in _AGENTS.value:
+        agent = agents.from_spec(game, spec)
+        print(f"{agent.name}:", flush=True)
+        results = _judge(game, agent, labels, _network_value_fn(game, spec))
+        rows[agent.name] = results
+        records[agent.name] = [r.as_dict() for r in results]
+    table = perfect_play.results_table(rows)
+    print("\nMistake rate against perfect play [95% interval]\n\n" + table)
+    os.makedirs(_OUTPUT.value, exist_ok=True)
+    with open(os.path.join(_OUTPUT.value, "mistakes.md"), "w") as file:
+        file.write(table + "\n")
+    with open(os.path.join(_OUTPUT.value, "mistakes.json"), "w") as file:
+        json.dump(records, file, indent=1)
+    print(f"\nWrote {_OUTPUT.value}/mistakes.md and mistakes.json")
+
+
+def _run_mode(workdir: str) -> None:
+    import functools
+
+    from tensorboardX import SummaryWriter
+
+    from alphazero_jax import agents, checkpointing, perfect_play, plots, train
+    from alphazero_jax.types import Agent
+
+    manager = checkpointing.make_manager(
+        os.path.join(workdir, train.CHECKPOINT_DIR), max_to_keep=1000
+    )
+    steps = sorted(manager.all_steps())
+    manager.close()
+    if not steps:
+        raise app.UsageError(f"--run={workdir}: no checkpoints in {workdir}/checkpoints.")
+    labels = _labels()
+    records = []
+    writer = SummaryWriter(os.path.join(workdir, "tensorboard"))
+    for step in steps:
+        run = train.restore_network(workdir, step)
+        perfect_play.check_game(run.game)
+        simulations = (
+            run.config.search.num_simulations if _SIMULATIONS.value < 0 else _SIMULATIONS.value
+        )
+        act_fn = agents.make_network_act_fn(
+            run.game, run.apply_fn, run.config.search.to_dict(), num_simulations=simulations
+        )
+        value_fn = functools.partial(
+            perfect_play.make_value_fn(run.game, run.apply_fn), run.variables
+        )
+        print(f"checkpoint {step} ({simulations} simulations):", flush=True)
+        agent = Agent(f"iteration {step}", act_fn, run.variables)
+        results = _judge(run.game, agent, labels, value_fn)
+        records.append(
+            {"iteration": step, "perfect_play": {r.set_name: r.as_dict() for r in results}}
+        )
+        for result in results:
+            tag = f"perfect_play_checkpoints/{result.title}"
+            writer.add_scalar(f"{tag}/mistake_rate", result.mistake_rate, step)
+            writer.add_scalar(f"{tag}/value_accuracy", result.value_accuracy, step)
+    writer.close()
+    path = os.path.join(workdir, CHECKPOINTS_FILE)
+    with open(path + ".tmp", "w") as file:
+        json.dump(records, file, indent=1)
+    os.replace(path + ".tmp", path)
+    plots.plot_mistake_rates(
+        records, os.path.join(workdir, CHECKPOINTS_PLOT), title=f"{workdir}: mistakes by checkpoint"
+    )
+    print(f"Wrote {path} and {os.path.join(workdir, CHECKPOINTS_PLOT)}")
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    if _RUN.value:
+        _run_mode(_RUN.value)
+    else:
+        _agents_mode()
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -241,3 +241,12 @@ def test_plot_mistake_rates__rejects_records_without_results(tmp_path):
         from alphazero_jax import plots
 
         plots.plot_mistake_rates([{"iteration": 1}], str(tmp_path / "x.png"))
+
+
+def test_training__configs_written_before_perfect_play_keep_it_off():
+    import ml_collections
+
+    config = _smoke_config(2).to_dict()
+    del config["evaluation"]["perfect_play_positions"], config["evaluation"]["perfect_play_sets"]
+    components = train.build(ml_collections.ConfigDict(config))
+    assert components.evaluator.perfect_play == () and components.evaluator.value_fn is None

@@ -30,7 +30,10 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config.replay.capacity = 500_000
         config.learner.update(batch_size=1024, updates_per_iteration=32)
         config.evaluation.update(
-            every=50, games=128, opponents=("random", "greedy", "minimax:2", "minimax:4")
+            every=50,
+            games=128,
+            opponents=("random", "greedy", "minimax:2", "minimax:4"),
+            perfect_play_positions=500,  # of End-Easy and Middle-Medium: mistake rates
         )
     elif preset == "cpu":  # about an hour on a 2-core CPU
         config.num_iterations = 240
@@ -39,7 +42,8 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config.selfplay.update(batch_size=64, num_moves=84)
         config.replay.capacity = 60_000
         config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
-        config.evaluation.update(every=20, games=64)  # random, greedy, minimax:2
+        # random, greedy, minimax:2; and mistake rates on 100 + 100 of Pons' positions
+        config.evaluation.update(every=20, games=64, perfect_play_positions=100)
     elif preset == "smoke":
         config = base.smoke(config)
         config.selfplay.num_moves = 42

@@ -302,8 +302,9 @@ def solver_agent(game: Game, *, exact: bool = False) -> Agent:
     With ``exact=False`` (spec ``solver``) it draws uniformly among the moves with the best
     outcome (win > draw > loss), which keeps a won game won and a drawn one drawn; with
     ``exact=True`` (``solver:exact``) among the moves of best Pons score: the fastest win,
-    the slowest loss. Near the start of a game a move takes seconds to minutes (there is no
-    opening book), so it suits positions from Pons' sets and the later part of games.
+    the slowest loss. There is no opening book: from about the 4th ply on a move takes up
+    to a minute (well under a second from about the 10th), in the first two or three
+    plies many minutes, so it suits positions from Pons' sets and the later part of games.
 
     Args:
       game: Connect Four with four in a row on a board the solver supports

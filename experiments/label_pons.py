@@ -86,9 +86,8 @@ def _check_set(set_name: str) -> bool:
 
     stored = perfect_play.load_labels(set_name)  # also checks the best move against the score
     start = time.perf_counter()
-    chars = {v: k for k, v in _CHARS.items()}
     computed = [label(moves) for moves in stored.moves]
-    expected = ["".join(chars.get(int(o)) or "." for o in row) for row in stored.outcomes]
+    expected = ["".join(_CHARS.get(int(o), ".") for o in row) for row in stored.outcomes]
     wrong = [n for n, (a, b) in enumerate(zip(computed, expected)) if a != b]
     seconds = time.perf_counter() - start
     print(

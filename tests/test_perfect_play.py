@@ -250,3 +250,11 @@ def test_training__configs_written_before_perfect_play_keep_it_off():
     del config["evaluation"]["perfect_play_positions"], config["evaluation"]["perfect_play_sets"]
     components = train.build(ml_collections.ConfigDict(config))
     assert components.evaluator.perfect_play == () and components.evaluator.value_fn is None
+
+
+def test_label_pons__check_recomputes_a_shipped_set():
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    command = [sys.executable, "-m", "experiments.label_pons", "--sets=Test_L3_R1", "--check"]
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Test_L3_R1: 1000/1000 labels agree" in done.stdout

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -127,6 +128,12 @@ def _network_act_fn(game: Game, apply_fn: Callable, search_settings: tuple, num_
 
 def az_agent(game: Game, path: str, *, num_simulations: int | None = None) -> Agent:
     """A trained run's network; ``path`` is a run directory or ``<run>/checkpoints/<n>``."""
+    return restore_az(game, path, num_simulations=num_simulations)[0]
+
+
+def restore_az(game: Game, path: str, *, num_simulations: int | None = None) -> tuple[Agent, Any]:
+    """``az_agent`` and the run behind it (``train.RestoredNetwork``, whose ``apply_fn``
+    and ``variables`` also give the network's value head)."""
     from alphazero_jax import train  # train imports this module's users; import late
 
     workdir, step = split_checkpoint_path(path)
@@ -141,7 +148,19 @@ def az_agent(game: Game, path: str, *, num_simulations: int | None = None) -> Ag
     act_fn = make_network_act_fn(
         game, run.apply_fn, run.config.search.to_dict(), num_simulations=num_simulations
     )
-    return Agent(f"az:{path}:{num_simulations}", act_fn, run.variables)
+    return Agent(f"az:{path}:{num_simulations}", act_fn, run.variables), run
+
+
+def parse_az(spec: str) -> tuple[str, int | None]:
+    """``(path, simulations)`` of an ``az:<run dir or checkpoint>[:<sims>]`` spec
+    (simulations None: the run's own)."""
+    kind, _, argument = spec.strip().partition(":")
+    if kind != "az" or not argument:
+        raise ValueError(f"Agent spec {spec!r}: expected az:<run dir or checkpoint>[:<sims>].")
+    path, _, simulations = argument.rpartition(":")
+    if path and simulations.isdigit():
+        return path, int(simulations)
+    return argument, None
 
 
 def split_checkpoint_path(path: str) -> tuple[str, int | None]:
@@ -174,12 +193,9 @@ def _no_argument(build: Callable[[Game], Agent]) -> Callable[[Game, str, str], A
 
 
 def _parse_az(game: Game, spec: str, argument: str) -> Agent:
-    if not argument:
-        raise ValueError(f"Agent spec {spec!r}: expected az:<run dir or checkpoint>[:<sims>].")
-    path, _, simulations = argument.rpartition(":")
-    if path and simulations.isdigit():
-        return az_agent(game, path, num_simulations=int(simulations))
-    return az_agent(game, argument)
+    del argument  # parse_az reads the whole spec
+    path, simulations = parse_az(spec)
+    return az_agent(game, path, num_simulations=simulations)
 
 
 def _parse_solver(game: Game, spec: str, argument: str) -> Agent:

@@ -36,7 +36,7 @@ class Evaluator(NamedTuple):
     opening_moves: int
     # Connect Four 6x7: the labelled positions judged at each evaluation (empty: none), and
     # the network's jitted (variables, states) -> values for its value accuracy there.
-    perfect_play: tuple = ()
+    perfect_play: tuple[perfect_play.Labels, ...] = ()
     value_fn: Callable | None = None
 
 
@@ -73,11 +73,17 @@ def make_evaluator(
       anchor: the baseline rated 0.
       opening_moves: random plies opening every game (``arena.play``), which varies the
         games of a noise-free network.
-      perfect_play_sets: Pons sets (6x7 Connect Four only) on which ``perfect_play_moves``
-        judges the network against perfect play.
+      perfect_play_sets: Pons sets (6x7 Connect Four only) on which
+        ``judge_perfect_play`` grades the network against perfect play.
       perfect_play_positions: the first positions of each set used (0: none).
     """
     specs = list(dict.fromkeys([anchor, *baselines]))
+    labels = ()
+    if perfect_play_positions:
+        labels = tuple(
+            perfect_play.load_labels(name).take(perfect_play_positions)
+            for name in perfect_play_sets
+        )
     act_fn = agents.make_network_act_fn(
         game, apply_fn, search_settings, num_simulations=num_simulations
     )
@@ -88,18 +94,14 @@ def make_evaluator(
         num_games=num_games,
         anchor=anchor,
         opening_moves=opening_moves,
-        **_perfect_play(game, apply_fn, perfect_play_sets, perfect_play_positions),
+        perfect_play=labels,
+        value_fn=perfect_play.make_value_fn(game, apply_fn) if labels else None,
     )
 
 
-def _perfect_play(game: Game, apply_fn: Callable, sets: Sequence[str], positions: int) -> dict:
-    if not positions:
-        return {}
-    labels = tuple(perfect_play.load_labels(name).take(positions) for name in sets)
-    return {"perfect_play": labels, "value_fn": perfect_play.make_value_fn(game, apply_fn)}
-
-
-def judge_perfect_play(evaluator: Evaluator, variables: dict, key: PRNGKey) -> list:
+def judge_perfect_play(
+    evaluator: Evaluator, variables: dict, key: PRNGKey
+) -> list[perfect_play.SetResult]:
     """The network's ``perfect_play.SetResult`` on each of the evaluator's sets."""
     return perfect_play.benchmark(
         evaluator.game,

@@ -73,14 +73,9 @@ class Labels(NamedTuple):
 
 def labels_path(set_name: str) -> pathlib.Path:
     """Where the per-move labels of a Pons set live in the package."""
-    _check_set(set_name)
+    pons.check_set(set_name)
     folder = resources.files("alphazero_jax").joinpath("data", "pons")
     return pathlib.Path(str(folder)) / f"{set_name}.labels"
-
-
-def _check_set(set_name: str) -> None:
-    if set_name not in pons.SETS:
-        raise ValueError(f"Unknown Pons set {set_name!r}; expected one of {', '.join(pons.SETS)}.")
 
 
 def parse_labels(set_name: str, positions: Sequence[pons.Position], lines: Sequence[str]) -> Labels:

@@ -1,7 +1,8 @@
-"""PNG plots of ratings: a ladder, and training's Elo curve by iteration and by wall time.
+"""PNG plots: a ladder of ratings, training's Elo curve by iteration and by wall time, and
+mistake rates against perfect play by iteration.
 
 Drawn with matplotlib's Agg canvas (no display, no pyplot state) and written atomically.
-Error bars and bands are ±1.96 standard errors (95%).
+Error bars and bands are 95%: ±1.96 standard errors, or Wilson intervals for rates.
 """
 
 from __future__ import annotations

@@ -27,10 +27,15 @@ class Position(NamedTuple):
     score: int
 
 
-def load(set_name: str) -> list[Position]:
-    """The positions of one set, e.g. ``load("Test_L2_R2")``; see ``SETS``."""
+def check_set(set_name: str) -> None:
+    """Raises a ValueError naming the six sets unless ``set_name`` is one of them."""
     if set_name not in SETS:
         raise ValueError(f"Unknown Pons set {set_name!r}; expected one of {', '.join(SETS)}.")
+
+
+def load(set_name: str) -> list[Position]:
+    """The positions of one set, e.g. ``load("Test_L2_R2")``; see ``SETS``."""
+    check_set(set_name)
     text = resources.files("alphazero_jax").joinpath("data", "pons", set_name).read_text()
     positions = []
     for number, line in enumerate(text.splitlines(), start=1):

@@ -192,7 +192,7 @@ def _make_evaluator(config, game, apply_fn) -> evaluator.Evaluator | None:
         num_games=settings.games,
         opening_moves=settings.opening_moves,
         perfect_play_sets=tuple(settings.perfect_play_sets),
-        perfect_play_positions=settings.perfect_play_positions if settings.every else 0,
+        perfect_play_positions=settings.perfect_play_positions,
     )
 
 

@@ -79,31 +79,30 @@ def _judge(game, agent, labels, value_fn):
     return results
 
 
-def _network_value_fn(game, spec: str):
-    """The value function of an ``az:`` spec's network, or None for other agents."""
+def _agent(game, spec: str):
+    """The agent of ``spec`` and, for an ``az:`` network, its value function (else None)."""
     import functools
 
-    from alphazero_jax import agents, perfect_play, train
+    from alphazero_jax import agents, perfect_play
 
-    if not spec.startswith("az:"):
-        return None
-    path, _, simulations = spec[3:].rpartition(":")
-    if not (path and simulations.isdigit()):
-        path = spec[3:]
-    run = train.restore_network(*agents.split_checkpoint_path(path))
-    return functools.partial(perfect_play.make_value_fn(game, run.apply_fn), run.variables)
+    if not spec.strip().startswith("az:"):
+        return agents.from_spec(game, spec), None
+    path, simulations = agents.parse_az(spec)
+    agent, run = agents.restore_az(game, path, num_simulations=simulations)
+    value_fn = functools.partial(perfect_play.make_value_fn(game, run.apply_fn), run.variables)
+    return agent, value_fn
 
 
 def _agents_mode() -> None:
-    from alphazero_jax import agents, games, perfect_play
+    from alphazero_jax import games, perfect_play
 
     game = games.make("connect_four")
     labels = _labels()
     rows, records = {}, {}
     for spec in _AGENTS.value:
-        agent = agents.from_spec(game, spec)
+        agent, value_fn = _agent(game, spec)
         print(f"{agent.name}:", flush=True)
-        results = _judge(game, agent, labels, _network_value_fn(game, spec))
+        results = _judge(game, agent, labels, value_fn)
         rows[agent.name] = results
         records[agent.name] = [r.as_dict() for r in results]
     table = perfect_play.results_table(rows)
@@ -117,12 +116,10 @@ def _agents_mode() -> None:
 
 
 def _run_mode(workdir: str) -> None:
-    import functools
-
     from tensorboardX import SummaryWriter
 
-    from alphazero_jax import agents, checkpointing, perfect_play, plots, train
-    from alphazero_jax.types import Agent
+    from alphazero_jax import checkpointing, games, plots, train
+    from alphazero_jax.run_logging import TENSORBOARD_DIR
 
     manager = checkpointing.make_manager(
         os.path.join(workdir, train.CHECKPOINT_DIR), max_to_keep=1000
@@ -131,24 +128,15 @@ def _run_mode(workdir: str) -> None:
     manager.close()
     if not steps:
         raise app.UsageError(f"--run={workdir}: no checkpoints in {workdir}/checkpoints.")
+    game = games.make("connect_four")
     labels = _labels()
+    simulations = "" if _SIMULATIONS.value < 0 else f":{_SIMULATIONS.value}"
     records = []
-    writer = SummaryWriter(os.path.join(workdir, "tensorboard"))
+    writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR))
     for step in steps:
-        run = train.restore_network(workdir, step)
-        perfect_play.check_game(run.game)
-        simulations = (
-            run.config.search.num_simulations if _SIMULATIONS.value < 0 else _SIMULATIONS.value
-        )
-        act_fn = agents.make_network_act_fn(
-            run.game, run.apply_fn, run.config.search.to_dict(), num_simulations=simulations
-        )
-        value_fn = functools.partial(
-            perfect_play.make_value_fn(run.game, run.apply_fn), run.variables
-        )
-        print(f"checkpoint {step} ({simulations} simulations):", flush=True)
-        agent = Agent(f"iteration {step}", act_fn, run.variables)
-        results = _judge(run.game, agent, labels, value_fn)
+        agent, value_fn = _agent(game, f"az:{workdir}/checkpoints/{step}{simulations}")
+        print(f"checkpoint {step} ({agent.name}):", flush=True)
+        results = _judge(game, agent, labels, value_fn)
         records.append(
             {"iteration": step, "perfect_play": {r.set_name: r.as_dict() for r in results}}
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from alphazero_jax import agents, arena, games, learner, pons
+from alphazero_jax import agents, arena, games, learner, perfect_play, pons
 from alphazero_jax.types import Agent
 
 
@@ -62,8 +62,7 @@ def pons_value_accuracy(run, set_name: str) -> dict[str, float]:
     positions = pons.load(set_name)
     game = run.game
     states = games.replay_batch(game, [game.actions_from_text(p.moves) for p in positions])
-    output, _ = jax.jit(run.apply_fn)(run.variables, jax.vmap(game.observe)(states))
-    value = np.asarray(output.value)
+    value = np.asarray(perfect_play.make_value_fn(game, run.apply_fn)(run.variables, states))
     label = np.sign([p.score for p in positions])
     predicted = np.asarray(learner.outcome_label(value))
     decisive = label != 0

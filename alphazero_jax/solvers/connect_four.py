@@ -13,9 +13,10 @@ single bit) is ``position ^= mask; mask |= move``.
 
 The search: immediate wins first, moves that hand the opponent an immediate win dropped,
 centre columns and moves making more threats searched first, bounds remembered in a
-transposition table, and at the root a binary search on the score with null windows. The
-table holds true bounds on a position's score, so it is kept across calls (one per board
-size). The first call compiles (about 2.5 s; numba caches it on disk, then 0.6 s).
+transposition table, and at the root a binary search on the score with null windows
+(confined to [-1, 1] when only win, draw or loss is asked for: ``weak=True``). The table
+holds true bounds on a position's score, so it is kept across calls (one per board size).
+The first call compiles (about 2.5 s; numba caches it on disk, then 0.6 s).
 """
 
 from __future__ import annotations
@@ -335,7 +336,7 @@ def move_scores_bits(
             result.append(-_solve_bits(position ^ mask, mask | move, rows, cols))
         elif best == -1:  # every move loses
             result.append(-1)
-        else:  # in a drawn position the opponent's score after any move is >= 0
+        else:  # after any move of a drawn position the opponent's score is >= 0
             floor = 0 if best == 0 else -1
             result.append(-_sign(position ^ mask, mask | move, rows, cols, floor))
     return result

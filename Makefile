@@ -3,7 +3,12 @@
 #                  `cpu` preset when JAX sees no accelerator); run it again to resume.
 #   make test   -- create .venv, install the package with its test extra, lint and test.
 #   make bench  -- also install the bench extra (pgx) and run the benchmark scripts.
-PYTHON ?= python3
+# JAX 0.11 and newer need Python >= 3.12: the first interpreter that has it (on PATH, or
+# installed by pyenv), else python3 (which gets JAX 0.10).
+PYTHON ?= $(shell for p in python3.12 python3.13 python3.14 \
+	$$(pyenv root 2>/dev/null)/versions/3.1[2-9]*/bin/python3; do \
+	"$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && \
+	{ echo "$$p"; exit; }; done; echo python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
@@ -12,6 +17,7 @@ TRAIN_ARGS ?=
 .PHONY: train test lint bench clean
 
 $(BIN)/python:
+	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version))"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade --quiet pip
 

@@ -5,7 +5,7 @@ r"""Connect Four agents against perfect play: mistake rates on Pascal Pons' six 
 
 A move is a mistake when another legal move has a strictly better game-theoretic outcome
 (win > draw > loss); the labels are our solver's, shipped with the package
-(``alphazero_jax/perfect_play.py``). For each agent and set it prints the mistake rate
+(``alphazero_jax/evaluation/perfect_play.py``). For each agent and set it prints the mistake rate
 with its 95% Wilson interval, and for ``az:`` agents the value head's win/draw/loss
 accuracy; the table goes to ``--output`` as Markdown and JSON.
 
@@ -39,7 +39,8 @@ CHECKPOINTS_PLOT = "perfect_play_checkpoints.png"
 
 
 def _labels():
-    from alphazero_jax import perfect_play, pons
+    from alphazero_jax.evaluation import perfect_play
+    from alphazero_jax.solvers import pons
 
     names = _SETS.value or list(pons.SETS)
     unknown = [name for name in names if name not in pons.SETS]
@@ -54,7 +55,7 @@ def _labels():
 def _judge(game, agent, labels, value_fn):
     import jax
 
-    from alphazero_jax import perfect_play
+    from alphazero_jax.evaluation import perfect_play
 
     started = time.perf_counter()
     results = perfect_play.benchmark(
@@ -83,7 +84,8 @@ def _agent(game, spec: str):
     """The agent of ``spec`` and, for an ``az:`` network, its value function (else None)."""
     import functools
 
-    from alphazero_jax import agents, perfect_play
+    from alphazero_jax import agents
+    from alphazero_jax.evaluation import perfect_play
 
     if not spec.strip().startswith("az:"):
         return agents.from_spec(game, spec), None
@@ -94,7 +96,8 @@ def _agent(game, spec: str):
 
 
 def _agents_mode() -> None:
-    from alphazero_jax import games, perfect_play
+    from alphazero_jax import games
+    from alphazero_jax.evaluation import perfect_play
 
     game = games.make("connect_four")
     labels = _labels()
@@ -118,14 +121,11 @@ def _agents_mode() -> None:
 def _run_mode(workdir: str) -> None:
     from tensorboardX import SummaryWriter
 
-    from alphazero_jax import checkpointing, games, plots, train
-    from alphazero_jax.run_logging import TENSORBOARD_DIR
+    from alphazero_jax import games, runs
+    from alphazero_jax.evaluation import plots
+    from alphazero_jax.training.run_logging import TENSORBOARD_DIR
 
-    manager = checkpointing.make_manager(
-        os.path.join(workdir, train.CHECKPOINT_DIR), max_to_keep=1000
-    )
-    steps = sorted(manager.all_steps())
-    manager.close()
+    steps = runs.checkpoint_steps(workdir)
     if not steps:
         raise app.UsageError(f"--run={workdir}: no checkpoints in {workdir}/checkpoints.")
     game = games.make("connect_four")
@@ -134,7 +134,8 @@ def _run_mode(workdir: str) -> None:
     records = []
     writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR))
     for step in steps:
-        agent, value_fn = _agent(game, f"az:{workdir}/checkpoints/{step}{simulations}")
+        checkpoint = os.path.join(workdir, runs.CHECKPOINT_DIR, str(step))
+        agent, value_fn = _agent(game, f"az:{checkpoint}{simulations}")
         print(f"checkpoint {step} ({agent.name}):", flush=True)
         results = _judge(game, agent, labels, value_fn)
         records.append(

@@ -73,7 +73,7 @@ def main(argv: list[str]) -> None:
         logging.set_verbosity(logging.WARNING)
     import jax
 
-    from alphazero_jax import elo, plots, tournament
+    from alphazero_jax.evaluation import elo, plots, tournament
 
     settings = _parse_settings(_SETTINGS.value)
     game, players, anchor = _build(settings)

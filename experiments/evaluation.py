@@ -6,7 +6,9 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from alphazero_jax import agents, arena, games, learner, perfect_play, pons
+from alphazero_jax import agents, games, networks
+from alphazero_jax.evaluation import arena, perfect_play
+from alphazero_jax.solvers import pons
 from alphazero_jax.types import Agent
 
 
@@ -56,7 +58,7 @@ def pons_value_accuracy(run, set_name: str) -> dict[str, float]:
     """The value head against the exact outcome (the sign of Pons' score) of each position.
 
     ``three_way``: win/draw/loss read as the learner's ``value_sign_accuracy`` does
-    (``learner.outcome_label``); ``decisive_sign``: the sign of the value on the positions
+    (``networks.outcome_label``); ``decisive_sign``: the sign of the value on the positions
     that are not draws.
     """
     positions = pons.load(set_name)
@@ -64,7 +66,7 @@ def pons_value_accuracy(run, set_name: str) -> dict[str, float]:
     states = games.replay_batch(game, [game.actions_from_text(p.moves) for p in positions])
     value = np.asarray(perfect_play.make_value_fn(game, run.apply_fn)(run.variables, states))
     label = np.sign([p.score for p in positions])
-    predicted = np.asarray(learner.outcome_label(value))
+    predicted = np.asarray(networks.outcome_label(value))
     decisive = label != 0
     return {
         "three_way": float(np.mean(predicted == label)),

@@ -7,7 +7,7 @@ For each position of a set, every column gets the game-theoretic outcome of play
 for the side to move: ``W`` (win), ``D`` (draw), ``L`` (loss) or ``.`` (full column), from
 ``solvers.connect_four.move_scores(moves, weak=True)``. Each line of
 ``alphazero_jax/data/pons/<set>.labels`` is ``<moves> <labels>``, e.g. ``4453 LLDWDL.``,
-in the set's order. These labels are what ``alphazero_jax.perfect_play`` judges moves by.
+in the set's order. These labels are what ``alphazero_jax.evaluation.perfect_play`` judges moves by.
 
 Begin-Hard (Test_L1_R3) takes seconds to minutes per position (and far longer for the
 positions 1 to 3 plies from the start), so only its first ``--limit_hard`` positions (300)
@@ -44,7 +44,7 @@ def label(moves: str) -> str:
 
 def _selected(set_name: str) -> list[str]:
     """The move strings of the positions to label, in the set's order."""
-    from alphazero_jax import pons
+    from alphazero_jax.solvers import pons
 
     moves = [p.moves for p in pons.load(set_name)]
     if set_name == _HARD:
@@ -60,7 +60,8 @@ def _existing(path: pathlib.Path) -> list[str]:
 
 
 def _label_set(set_name: str) -> None:
-    from alphazero_jax import perfect_play, pons
+    from alphazero_jax.evaluation import perfect_play
+    from alphazero_jax.solvers import pons
 
     path = perfect_play.labels_path(set_name)
     selected = _selected(set_name)
@@ -82,7 +83,7 @@ def _label_set(set_name: str) -> None:
 
 
 def _check_set(set_name: str) -> bool:
-    from alphazero_jax import perfect_play
+    from alphazero_jax.evaluation import perfect_play
 
     stored = perfect_play.load_labels(set_name)  # also checks the best move against the score
     start = time.perf_counter()
@@ -101,7 +102,7 @@ def _check_set(set_name: str) -> bool:
 def main(argv: list[str]) -> int:
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    from alphazero_jax import pons
+    from alphazero_jax.solvers import pons
 
     sets = _SETS.value or list(pons.SETS)
     unknown = [name for name in sets if name not in pons.SETS]

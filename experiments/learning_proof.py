@@ -40,8 +40,9 @@ def _tic_tac_toe() -> None:
     import jax
     import numpy as np
 
-    from alphazero_jax import games, train
+    from alphazero_jax import games, runs
     from alphazero_jax.solvers import tic_tac_toe as oracle
+    from alphazero_jax.training import train
     from experiments import evaluation
     from experiments.configs import tic_tac_toe
 
@@ -50,7 +51,7 @@ def _tic_tac_toe() -> None:
     started = time.monotonic()
     train.train_and_evaluate(config, _WORKDIR.value)
     minutes = (time.monotonic() - started) / 60
-    run = train.restore_network(_WORKDIR.value)
+    run = runs.restore_network(_WORKDIR.value)
     boards = [b for b in oracle.reachable_positions() if not oracle.is_over(b)]
     states = games.replay_batch(run.game, [oracle.moves_to(b) for b in boards])
     optimal = [oracle.optimal_moves(b) for b in boards]
@@ -69,10 +70,11 @@ def _tic_tac_toe() -> None:
 def _connect_four() -> None:
     import jax
 
-    from alphazero_jax import pons, train
+    from alphazero_jax import runs
+    from alphazero_jax.solvers import pons
     from experiments import evaluation
 
-    run = train.restore_network(_WORKDIR.value)
+    run = runs.restore_network(_WORKDIR.value)
     print(f"Connect Four run {_WORKDIR.value}: iteration {run.iteration}")
     simulations = int(_SIMULATIONS.value[0])  # the first setting: the run's own by default
     result = evaluation.play_random(run, _GAMES.value, jax.random.key(0), simulations)

@@ -22,7 +22,7 @@ _MOVE_SCORES = flags.DEFINE_bool("move_scores", False, "Also time and check move
 
 def _check(name: str, solve_fn, label: str) -> bool:
     """Runs ``solve_fn`` on every position of a set; prints and returns whether all agree."""
-    from alphazero_jax import pons
+    from alphazero_jax.solvers import pons
 
     positions = pons.load(name)
     start = time.perf_counter()
@@ -46,8 +46,7 @@ def _best_move_score(moves: str) -> int:
 def main(argv: list[str]) -> int:
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    from alphazero_jax import pons
-    from alphazero_jax.solvers import connect_four
+    from alphazero_jax.solvers import connect_four, pons
 
     unknown = [name for name in _SETS.value if name not in pons.SETS]
     if unknown:

@@ -4,11 +4,15 @@ r"""Trains an AlphaZero agent: the flag-reading edge around ``train.train_and_ev
         --workdir=runs/connect_four --config.search.num_simulations=64
 
 Restarting with the same ``--workdir`` resumes from its newest checkpoint; Ctrl-C saves
-one and stops. On a machine without an accelerator, the CPU is offered to JAX as one device
-per core (``--host_devices``) so that self-play and learning run on all cores.
+one and stops. A bad flag or config prints one line, ``error: ...``, and exits with
+status 2. On a machine without an accelerator, the CPU is offered to JAX as one device per
+core (``--host_devices``) so that self-play and learning run on all cores.
 """
 
 from __future__ import annotations
+
+import sys
+from typing import NoReturn
 
 from absl import app, flags, logging
 from ml_collections import config_flags
@@ -21,18 +25,47 @@ flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: c
 flags.mark_flags_as_required(["config", "workdir"])
 
 
+def _fail(error: Exception | str) -> NoReturn:
+    """Exits with status 2 and one line: the first and last line of a long message (a
+    config file's error arrives with its traceback inside)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [repr(error)]
+    print("error: " + " ".join(dict.fromkeys([lines[0], lines[-1]])), file=sys.stderr)
+    sys.exit(2)
+
+
+def _parse_flags(argv: list[str]) -> list[str]:
+    try:
+        return flags.FLAGS(argv)
+    except flags.Error as error:
+        _fail(error)
+    except (AttributeError, KeyError) as error:  # ml_collections: an override's unknown key
+        while error.args and isinstance(error.args[0], Exception):
+            error = error.args[0]
+        detail = error.args[0] if error.args else error
+        _fail(f"a --config.<key> override names no key of the config: {detail}")
+
+
 def main(argv: list[str]) -> None:
     if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+        _fail(f"unexpected arguments {argv[1:]}; settings go in --config.<key>=<value>")
     if not flags.FLAGS["verbosity"].present:  # keep the progress bar readable
         logging.set_verbosity(logging.WARNING)
+    try:
+        config = _CONFIG.value
+        config.to_dict()  # a file that failed to load raises here, on first use
+    except (OSError, ValueError) as error:
+        _fail(error)
     import jax
 
-    from alphazero_jax import train
+    from alphazero_jax.training import train
+    from alphazero_jax.training.config_schema import ConfigError
 
     print(f"JAX {jax.__version__}: {jax.device_count()} x {jax.devices()[0].device_kind}")
-    train.train_and_evaluate(_CONFIG.value, _WORKDIR.value)
+    try:
+        train.train_and_evaluate(config, _WORKDIR.value)
+    except ConfigError as error:
+        _fail(error)
 
 
 if __name__ == "__main__":
-    app.run(main)
+    app.run(main, flags_parser=_parse_flags)

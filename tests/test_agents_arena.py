@@ -6,7 +6,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import agents, arena, games, train
+from alphazero_jax import agents, games
+from alphazero_jax.evaluation import arena
+from alphazero_jax.training import train
 from alphazero_jax.types import Agent
 from experiments.configs import tic_tac_toe
 

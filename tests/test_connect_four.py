@@ -8,7 +8,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import games, pons
+from alphazero_jax import games
+from alphazero_jax.solvers import pons
 
 
 def _picture(text):

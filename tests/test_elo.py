@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from alphazero_jax import elo
-from alphazero_jax.elo import PairResult
+from alphazero_jax.evaluation import elo
+from alphazero_jax.evaluation.elo import PairResult
 
 ELO_PER_NATURAL = 400 / math.log(10)  # 173.72 Elo points per unit of log-odds.
 

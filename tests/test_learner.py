@@ -8,8 +8,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import games, learner, networks
+from alphazero_jax import games, networks
 from alphazero_jax.networks import NetworkOutput
+from alphazero_jax.training import learner
 from alphazero_jax.types import Sample
 
 SMALL = {"channels": 8, "blocks": 1, "value_hidden": 8}

@@ -7,7 +7,9 @@ import jax
 import numpy as np
 import pytest
 
-from alphazero_jax import agents, arena, games, minimax
+from alphazero_jax import agents, games
+from alphazero_jax.agents import minimax
+from alphazero_jax.evaluation import arena
 from alphazero_jax.solvers import tic_tac_toe as oracle
 
 # Tic-Tac-Toe cells in reading order: a3 b3 c3 / a2 b2 c2 / a1 b1 c1 = 0..8.

@@ -11,8 +11,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import agents, games, perfect_play, pons, train
+from alphazero_jax import agents, games
+from alphazero_jax.evaluation import perfect_play
 from alphazero_jax.solvers import connect_four as solver
+from alphazero_jax.solvers import pons
+from alphazero_jax.training import train
 from alphazero_jax.types import Agent
 from experiments import label_pons
 from experiments.configs import connect_four
@@ -221,7 +224,6 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
     [
         ("tic_tac_toe", ("Test_L3_R1",), 2, "Pons' sets are 6x7 Connect Four"),
         ("connect_four", ("Test_L9",), 2, "perfect_play_sets must be a non-empty list"),
-        ("connect_four", ("Test_L3_R1",), 0, "runs at each evaluation"),
     ],
 )
 def test_training__bad_perfect_play_settings_fail_before_training(
@@ -236,9 +238,15 @@ def test_training__bad_perfect_play_settings_fail_before_training(
     assert not (tmp_path / "run").exists()
 
 
+def test_training__evaluation_every_0_turns_perfect_play_off_too():
+    config = _smoke_config(2)
+    config.evaluation.every = 0
+    assert train.build(config).evaluator is None
+
+
 def test_plot_mistake_rates__rejects_records_without_results(tmp_path):
     with pytest.raises(ValueError, match="no record has 'perfect_play'"):
-        from alphazero_jax import plots
+        from alphazero_jax.evaluation import plots
 
         plots.plot_mistake_rates([{"iteration": 1}], str(tmp_path / "x.png"))
 

@@ -8,7 +8,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import games, replay
+from alphazero_jax import games
+from alphazero_jax.training import replay
 from alphazero_jax.types import Sample, Trajectory
 
 OBS_SHAPE = (2, 3, 1)

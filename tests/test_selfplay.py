@@ -8,7 +8,8 @@ import jax.numpy as jnp
 import mctx
 import numpy as np
 
-from alphazero_jax import games, networks, search, selfplay
+from alphazero_jax import games, networks, search
+from alphazero_jax.training import selfplay
 
 
 def test_episode_targets__by_hand():

@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from alphazero_jax import pons
 from alphazero_jax.solvers import connect_four as solver
+from alphazero_jax.solvers import pons
 
 
 def test_score__immediate_win():

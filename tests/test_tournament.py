@@ -9,8 +9,9 @@ import sys
 import jax
 import pytest
 
-from alphazero_jax import agents, elo, games, plots, tournament
-from alphazero_jax.arena import MatchResult, Record
+from alphazero_jax import agents, games
+from alphazero_jax.evaluation import elo, plots, tournament
+from alphazero_jax.evaluation.arena import MatchResult, Record
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -12,7 +12,8 @@ import jax
 import numpy as np
 import pytest
 
-from alphazero_jax import checkpointing, train
+from alphazero_jax import runs
+from alphazero_jax.training import train
 from experiments.configs import connect_four, tic_tac_toe
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -60,7 +61,7 @@ def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, m
 
 
 def test_train__batches_must_divide_over_devices():
-    from alphazero_jax.config_schema import validate_config
+    from alphazero_jax.training.config_schema import validate_config
 
     config = _smoke(**{"selfplay.batch_size": 6})
     with pytest.raises(ValueError, match=r"config\.selfplay\.batch_size=6 does not divide"):
@@ -88,9 +89,9 @@ def test_train__resumed_run_matches_uninterrupted_run(tmp_path):
         assert (tmp_path / "b" / name).exists(), name
     lines = (tmp_path / "b" / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3, 4]
-    manager = checkpointing.make_manager(str(tmp_path / "b" / "checkpoints"), max_to_keep=3)
-    assert checkpointing.latest_step(manager) == 4
-    assert len(checkpointing.restore_metadata(manager)["history"]) == 4
+    manager = runs.make_manager(str(tmp_path / "b" / "checkpoints"), max_to_keep=3)
+    assert runs.latest_step(manager) == 4
+    assert len(runs.restore_metadata(manager)["history"]) == 4
 
 
 def test_train__refuses_a_workdir_of_another_game_or_network(tmp_path):
@@ -125,5 +126,52 @@ def test_train__ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     assert process.returncode == 0, output
     assert "saving a checkpoint and stopping" in output
     logged = len(metrics.read_text().splitlines())
-    manager = checkpointing.make_manager(str(workdir / "checkpoints"), max_to_keep=3)
-    assert checkpointing.latest_step(manager) == logged >= 2
+    manager = runs.make_manager(str(workdir / "checkpoints"), max_to_keep=3)
+    assert runs.latest_step(manager) == logged >= 2
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--config.num_iterations=0", "config.num_iterations must be an int >= 1, got 0."),
+        ("--config.serch.policy=puct", "override names no key of the config: 'serch'"),
+        ("--config=experiments/configs/connect_four.py:bogus", "Unknown preset 'bogus'"),
+        ("--config.search.num_simulations=many", "invalid literal for int()"),
+    ],
+)
+def test_train_entry_point__a_config_error_is_one_line_and_status_2(tmp_path, flag, message):
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.train",
+        "--config=experiments/configs/tic_tac_toe.py:smoke",
+        f"--workdir={tmp_path / 'run'}",
+        flag,
+    ]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and message in errors[0], done.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_train_entry_point__evaluation_every_0_alone_turns_evaluation_off(tmp_path):
+    # The Connect Four presets judge perfect play at each evaluation; every=0 turns it off too.
+    workdir = tmp_path / "run"
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.train",
+        "--config=experiments/configs/connect_four.py:smoke",
+        f"--workdir={workdir}",
+        "--config.evaluation.perfect_play_positions=10",
+        "--config.evaluation.every=0",
+        "--config.num_iterations=1",
+        "--host_devices=1",
+    ]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (workdir / "checkpoints" / "1").is_dir() and not (workdir / "elo.json").exists()

@@ -3,14 +3,17 @@ and an exact resume of all of it; config errors for the new sections."""
 
 import json
 import os
+import signal
 
 import jax
 import ml_collections
 import numpy as np
 import pytest
 
-from alphazero_jax import evaluator, games, networks, train
-from alphazero_jax.arena import Record
+from alphazero_jax import games, networks, runs
+from alphazero_jax.evaluation import arena
+from alphazero_jax.evaluation.arena import Record
+from alphazero_jax.training import evaluator, train
 from experiments.configs import tic_tac_toe
 
 
@@ -49,6 +52,43 @@ def test_train_evaluation__writes_elo_history_plot_and_resumes_exactly(tmp_path)
     for a, b in zip(elo["history"], resumed_elo["history"], strict=True):
         assert a["scores"] == b["scores"] and a["elo"] == pytest.approx(b["elo"])
         assert a["accepted"] == b["accepted"]
+    for a, b in zip(jax.tree.leaves(straight), jax.tree.leaves(resumed), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_train_evaluation__a_stop_inside_an_evaluation_saves_and_resumes_exactly(
+    tmp_path, monkeypatch
+):
+    # Ctrl-C arrives during the first evaluation's second match (the time limit takes the
+    # same way out): the evaluation is dropped, the run saves and stops, and on resume it
+    # evaluates that iteration first, exactly as the uninterrupted run did.
+    config = _config(4)
+    config.evaluation.opponents = ("random", "greedy")
+    straight_dir, stopped_dir = str(tmp_path / "straight"), str(tmp_path / "stopped")
+    straight = train.train_and_evaluate(config, straight_dir)
+
+    real_play, plays = arena.play, []
+
+    def play_then_interrupt(*args, **kwargs):
+        plays.append(args[1].name)
+        if len(plays) == 2:
+            signal.raise_signal(signal.SIGINT)
+        return real_play(*args, **kwargs)
+
+    monkeypatch.setattr(arena, "play", play_then_interrupt)
+    train.train_and_evaluate(config, stopped_dir)
+    monkeypatch.undo()
+    assert len(plays) == 2  # random vs greedy, then the network's first match: no more
+    manager = runs.checkpoint_manager(stopped_dir)
+    assert runs.latest_step(manager) == 2
+    assert runs.restore_metadata(manager)["evaluation"]["history"] == []
+    manager.close()
+    assert not os.path.exists(os.path.join(stopped_dir, "elo.json"))  # nothing recorded
+
+    resumed = train.train_and_evaluate(config, stopped_dir)
+    for a, b in zip(_elo(straight_dir)["history"], _elo(stopped_dir)["history"], strict=True):
+        assert a["iteration"] == b["iteration"] and a["scores"] == b["scores"]
+        assert a["elo"] == pytest.approx(b["elo"]) and a["accepted"] == b["accepted"]
     for a, b in zip(jax.tree.leaves(straight), jax.tree.leaves(resumed), strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 

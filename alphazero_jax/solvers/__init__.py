@@ -1,1 +1,3 @@
-"""Exact solvers, used as references for agents and tests."""
+"""Exact references for agents and tests: the Connect Four solver (``connect_four``), the
+Tic-Tac-Toe oracle (``tic_tac_toe``) and Pascal Pons' benchmark positions with their exact
+scores (``pons``)."""

@@ -1,6 +1,6 @@
 """Exact Connect Four scores: a bitboard negamax with alpha-beta, compiled by numba.
 
-Scores follow Pascal Pons' convention (see ``alphazero_jax.pons``): from the side to move
+Scores follow Pascal Pons' convention (see ``alphazero_jax.solvers.pons``): from the side to move
 under perfect play, a win scores ``(rows * cols + 1 - plies) // 2``, where ``plies`` is the
 number of stones on the board just before the winning stone (on 6x7: 22 minus the winner's
 stones at the end); a draw scores 0, a loss minus the opponent's win.

@@ -15,7 +15,8 @@ import time
 import jax
 import jax.numpy as jnp
 
-from alphazero_jax import agents, arena, games
+from alphazero_jax import agents, games
+from alphazero_jax.evaluation import arena
 from alphazero_jax.types import Game
 
 

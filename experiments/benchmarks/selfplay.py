@@ -12,7 +12,7 @@ way the batch is spread over devices, which is where the two pipelines differ:
 
 Each timed call plays a few moves of every game slot; positions/s counts searched
 positions and network evaluations/s = positions/s x (simulations + 1). The script also
-prints the network's FLOPs per evaluation (XLA's cost analysis), the machine's matmul peak
+prints the network's FLOPs per evaluation (counted from its shapes), the machine's matmul peak
 (a large ``jnp.dot``, timed here) and the peak resident memory.
 """
 
@@ -28,7 +28,8 @@ import numpy as np
 from flax import struct
 from jax.sharding import Mesh
 
-from alphazero_jax import games, networks, search, selfplay
+from alphazero_jax import games, networks, search
+from alphazero_jax.training import selfplay
 from alphazero_jax.types import Game
 
 
@@ -84,15 +85,6 @@ def matmul_peak_flops(size: int = 2048, repeats: int = 10) -> float:
     return 2 * size**3 / best
 
 
-def network_flops(game: Game, apply_fn, variables) -> float:
-    """FLOPs of one network evaluation (XLA's cost analysis of a batch of 64, divided)."""
-    observations = jnp.zeros((64, *game.observation_shape), jnp.float32)
-    compiled = jax.jit(lambda v, x: apply_fn(v, x)[0]).lower(variables, observations).compile()
-    analysis = compiled.cost_analysis()
-    analysis = analysis[0] if isinstance(analysis, list) else analysis
-    return float(analysis["flops"]) / 64
-
-
 def _pipeline(game, apply_fn, mesh, *, policy, batch, moves, simulations):
     search_fn = search.make_search(game, apply_fn, policy=policy, num_simulations=simulations)
     devices = mesh.devices.size
@@ -120,7 +112,7 @@ def run(
     """Times the three pipelines alternately per configuration; prints and returns rows."""
     game, peer = games.make("connect_four"), pgx_game()
     apply_fn, variables = networks.make_network(game, channels=channels, blocks=blocks)
-    flops = network_flops(game, apply_fn, variables)
+    flops = networks.flops_per_evaluation(game, channels=channels, blocks=blocks)
     peak = matmul_peak_flops()
     devices = jax.devices()
     meshes = {

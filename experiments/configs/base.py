@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ml_collections
 
-from alphazero_jax import config_schema
+from alphazero_jax.training import config_schema
 
 
 def base_config() -> ml_collections.ConfigDict:
@@ -46,7 +46,7 @@ def base_config() -> ml_collections.ConfigDict:
     )
     config.replay = ml_collections.ConfigDict({"capacity": 30_000, "augment": True})
     # Elo against baselines and earlier networks every `every` iterations (0: never), and
-    # optional gating of the network self-play uses; see alphazero_jax/evaluator.py.
+    # optional gating of the network self-play uses; see alphazero_jax/training/evaluator.py.
     for section, defaults in config_schema.OPTIONAL_SECTIONS.items():
         config[section] = ml_collections.ConfigDict(defaults)
     config.learner = ml_collections.ConfigDict(

@@ -15,7 +15,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from alphazero_jax import elo
+from alphazero_jax.evaluation import elo
 
 Z95 = 1.96
 _HISTORY_KEYS = ("iteration", "seconds", "elo", "elo_stderr")

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 import jax
 import numpy as np
 
-from alphazero_jax import evaluator, plots
+from alphazero_jax.evaluation import plots
+from alphazero_jax.training import evaluator
 
 ELO_FILE = "elo.json"
 ELO_PLOT = "elo.png"
@@ -67,28 +69,60 @@ class RunEvaluation:
     def gating(self) -> bool:
         return self._rule != "none"
 
-    def due(self, iteration: int) -> bool:
-        return self._every > 0 and iteration % self._every == 0
+    def pending(self, iteration: int) -> bool:
+        """Whether the network after ``iteration`` is due for an evaluation it has not had
+        (one stopped by a time limit or Ctrl-C is still pending when the run resumes)."""
+        due = self._every > 0 and iteration > 0 and iteration % self._every == 0
+        return due and (not self.history or self.history[-1]["iteration"] < iteration)
 
-    def evaluate(self, variables: dict, iteration: int, seconds: float) -> dict:
+    def evaluate(
+        self,
+        variables: dict,
+        iteration: int,
+        seconds: float,
+        *,
+        should_stop: Callable[[], bool] = lambda: False,
+    ) -> dict | None:
         """Rates ``variables`` (the network after ``iteration``) and gates it.
+
+        ``should_stop`` is asked between two matches; once it says True the evaluation is
+        abandoned, nothing of it is recorded, and the result is None.
 
         Returns the record appended to the history: iteration, training seconds, Elo with
         its standard error, the score against each opponent, with gating whether the
         network was accepted, and with perfect-play sets the network's mistake rate and
         value accuracy on each (``perfect_play.SetResult.as_dict``).
         """
+        try:
+            return self._evaluate(variables, iteration, seconds, should_stop)
+        except _Stopped:
+            return None
+
+    def _evaluate(self, variables, iteration, seconds, should_stop) -> dict:
+        def check(*_) -> None:
+            if should_stop():
+                raise _Stopped
+
         key = jax.random.fold_in(self._key, iteration)
         baseline_key, rate_key, gate_key, judge_key = jax.random.split(key, 4)
+        check()
         if not self.baselines:
-            self.baselines = evaluator.rate_baselines(self._evaluator, baseline_key)
+            self.baselines = evaluator.rate_baselines(
+                self._evaluator, baseline_key, on_result=check
+            )
         variables = jax.device_get(variables)
         ratings = dict(self.baselines)
         ratings.update((p["name"], p["rating"]) for p in self.past)
         past = [(p["name"], v) for p, v in zip(self.past, self._past_variables)]
         name = f"iteration {iteration}"
         result = evaluator.rate_network(
-            self._evaluator, variables, name=name, ratings=ratings, past=past, key=rate_key
+            self._evaluator,
+            variables,
+            name=name,
+            ratings=ratings,
+            past=past,
+            key=rate_key,
+            on_result=check,
         )
         record = {
             "iteration": iteration,
@@ -99,9 +133,11 @@ class RunEvaluation:
             "opponents": dict(self.baselines),
         }
         if self._evaluator.perfect_play:
+            check()
             judged = evaluator.judge_perfect_play(self._evaluator, variables, judge_key)
             record["perfect_play"] = {r.set_name: r.as_dict() for r in judged}
         if self.gating:
+            check()
             accepted, match = evaluator.gate(
                 self._evaluator,
                 variables,
@@ -166,6 +202,10 @@ class RunEvaluation:
     def _title(self) -> str:
         game = self._evaluator.game
         return f"{game.name} {dict(game.settings)}: Elo ({self._evaluator.anchor} = 0)"
+
+
+class _Stopped(Exception):
+    """Raised between two matches of an evaluation that was asked to stop."""
 
 
 def _plain(value):

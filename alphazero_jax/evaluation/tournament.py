@@ -18,7 +18,7 @@ from typing import Any
 
 import jax
 
-from alphazero_jax import arena, elo
+from alphazero_jax.evaluation import arena, elo
 from alphazero_jax.types import Agent, Game, PRNGKey
 
 RESULTS_FILE = "results.csv"

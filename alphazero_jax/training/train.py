@@ -8,7 +8,6 @@ minutes, on Ctrl-C and at the end, and resumes exactly from the newest checkpoin
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from typing import Any, NamedTuple
@@ -21,23 +20,12 @@ from flax import struct
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from alphazero_jax import (
-    checkpointing,
-    evaluator,
-    games,
-    learner,
-    networks,
-    replay,
-    search,
-    selfplay,
-    session,
-)
-from alphazero_jax.config_schema import complete_config, validate_config
-from alphazero_jax.run_logging import RunLogger
+from alphazero_jax import games, networks, runs, search
+from alphazero_jax.training import evaluator, learner, replay, selfplay, session
+from alphazero_jax.training.config_schema import ConfigError, complete_config, validate_config
+from alphazero_jax.training.run_logging import RunLogger
 from alphazero_jax.types import Array, Game
 
-CONFIG_FILE = "config.json"
-CHECKPOINT_DIR = "checkpoints"
 _BATCH_AXIS = "batch"
 
 
@@ -198,15 +186,13 @@ def _make_evaluator(config, game, apply_fn) -> evaluator.Evaluator | None:
 
 def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
     """Refuses a workdir whose run plays another game or has another network shape."""
-    path = os.path.join(workdir, CONFIG_FILE)
-    if not os.path.exists(path):
+    if not os.path.exists(os.path.join(workdir, runs.CONFIG_FILE)):
         return
-    with open(path) as file:
-        previous = json.load(file)
+    previous = runs.read_config(workdir).to_dict()
     for section in ("game", "network"):
         before, now = previous.get(section), config[section].to_dict()
         if before != now:
-            raise ValueError(
+            raise ConfigError(
                 f"{workdir} holds a run with {section} {before}, but this config asks for "
                 f"{section} {now}. Resume it with its own settings, or choose another workdir."
             )
@@ -219,29 +205,36 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     ``tensorboard/``, and with evaluation on ``elo.json`` and ``elo.png``. If it already
     holds checkpoints of the same game and network, the run continues from the newest one,
     exactly as if it had never stopped. Ctrl-C (SIGINT or SIGTERM), or
-    ``config.time_limit_minutes`` of this call, saves a checkpoint and stops.
+    ``config.time_limit_minutes`` of this call, saves a checkpoint and stops, within a
+    match of an evaluation (an evaluation stopped that way runs again on resume).
     """
     config = complete_config(config)
     components = build(config)
     os.makedirs(workdir, exist_ok=True)
     _check_workdir(workdir, config)
-    manager = checkpointing.make_manager(
-        os.path.join(workdir, CHECKPOINT_DIR), max_to_keep=config.max_to_keep
-    )
+    manager = runs.checkpoint_manager(workdir, max_to_keep=config.max_to_keep)
     run = session.Session(components, config, workdir, manager)
-    with open(os.path.join(workdir, CONFIG_FILE), "w") as file:
-        json.dump(config.to_dict(), file, indent=2)
+    runs.write_config(workdir, config)
     logger = RunLogger(workdir, total_iterations=config.num_iterations, history=run.history)
     sums, count, log_started = None, 0, time.monotonic()
     started = last_save = time.monotonic()
     limit = config.time_limit_minutes * 60 or float("inf")
     try:
         with session.StopRequest() as stop:
-            while (
-                run.iteration < config.num_iterations
-                and not stop.requested
-                and time.monotonic() - started < limit
-            ):
+
+            def stopping() -> bool:
+                return stop.requested or time.monotonic() - started >= limit
+
+            while not stopping():
+                if run.evaluation_pending():
+                    evaluation_started = time.monotonic()
+                    record = run.evaluate(stopping)
+                    if record is None:  # stopped between two matches; pending on resume
+                        break
+                    logger.write_evaluation(record)
+                    log_started += time.monotonic() - evaluation_started  # not in pos/s
+                if run.iteration >= config.num_iterations:
+                    break
                 metrics = run.step()
                 sums = metrics if sums is None else jax.tree.map(jnp.add, sums, metrics)
                 count += 1
@@ -250,48 +243,15 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
                     run.history.append(record)
                     logger.write(record)
                     sums, count, log_started = None, 0, time.monotonic()
-                if run.evaluation is not None and run.evaluation.due(run.iteration):
-                    evaluation_started = time.monotonic()
-                    logger.write_evaluation(run.evaluate())
-                    log_started += time.monotonic() - evaluation_started  # not in pos/s
                 if (time.monotonic() - last_save) / 60 >= config.checkpoint_every_minutes:
                     run.save()
                     last_save = time.monotonic()
-            if checkpointing.latest_step(manager) != run.iteration:
+            if not run.saved:
                 run.save()
     finally:
         logger.close()
         manager.close()
     return run.state
-
-
-class RestoredNetwork(NamedTuple):
-    config: ml_collections.ConfigDict
-    game: Game
-    apply_fn: Any
-    variables: dict
-    iteration: int
-
-
-def restore_network(workdir: str, step: int | None = None) -> RestoredNetwork:
-    """The game, network and trained variables of a run's checkpoint (default: newest)."""
-    path = os.path.join(workdir, CONFIG_FILE)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{workdir} is no training run: it has no {CONFIG_FILE}.")
-    with open(path) as file:
-        config = complete_config(ml_collections.ConfigDict(json.load(file)))
-    components = build(config)
-    manager = checkpointing.make_manager(
-        os.path.join(workdir, CHECKPOINT_DIR), max_to_keep=config.max_to_keep
-    )
-    try:
-        state, _ = checkpointing.restore(manager, components.initial_state, step)
-    finally:
-        manager.close()
-    variables = state.learner.variables
-    return RestoredNetwork(
-        config, components.game, components.apply_fn, variables, int(state.iteration)
-    )
 
 
 def _record(iteration: int, sums: dict, count: int, started: float) -> dict:

@@ -14,12 +14,14 @@ the two.
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import jax
 
-from alphazero_jax import agents, arena, elo, perfect_play, tournament
+from alphazero_jax import agents
+from alphazero_jax.evaluation import arena, elo, perfect_play, tournament
 from alphazero_jax.types import Agent, Game, PRNGKey
 
 GATING_RULES = ("none", "win_ratio", "score")
@@ -116,8 +118,11 @@ def network_agent(evaluator: Evaluator, name: str, variables: dict) -> Agent:
     return Agent(name, evaluator.network_act_fn, variables)
 
 
-def rate_baselines(evaluator: Evaluator, key: PRNGKey) -> dict[str, float]:
-    """Ratings of the baselines from a round robin among them (anchor = 0)."""
+def rate_baselines(
+    evaluator: Evaluator, key: PRNGKey, *, on_result: Callable | None = None
+) -> dict[str, float]:
+    """Ratings of the baselines from a round robin among them (anchor = 0); ``on_result``
+    as in ``tournament.round_robin``."""
     baselines = evaluator.baselines
     if len(baselines) == 1:
         return {baselines[0].name: 0.0}
@@ -127,6 +132,7 @@ def rate_baselines(evaluator: Evaluator, key: PRNGKey) -> dict[str, float]:
         num_games=evaluator.num_games,
         key=key,
         opening_moves=evaluator.opening_moves,
+        on_result=on_result,
     )
     return elo.fit_ladder([r.pair_result() for r in results], anchor=evaluator.anchor).as_dict()
 
@@ -139,6 +145,7 @@ def rate_network(
     ratings: dict[str, float],
     past: Sequence[tuple[str, dict]] = (),
     key: PRNGKey,
+    on_result: Callable | None = None,
 ) -> Evaluation:
     """Rates a network against the baselines and earlier networks of known rating.
 
@@ -149,11 +156,15 @@ def rate_network(
       ratings: the known ratings of every baseline and earlier network.
       past: ``(name, variables)`` of earlier networks to play as well.
       key: the matches' randomness.
+      on_result: called as ``on_result(result, seconds)`` after each match (it may raise
+        to stop the rating between two matches).
     """
     candidate = network_agent(evaluator, name, variables)
     opponents = [*evaluator.baselines, *(network_agent(evaluator, n, v) for n, v in past)]
-    results = tuple(
-        arena.play(
+    results = []
+    for index, opponent in enumerate(opponents):
+        started = time.monotonic()
+        result = arena.play(
             evaluator.game,
             candidate,
             opponent,
@@ -161,8 +172,10 @@ def rate_network(
             key=jax.random.fold_in(key, index),
             opening_moves=evaluator.opening_moves,
         )
-        for index, opponent in enumerate(opponents)
-    )
+        results.append(result)
+        if on_result is not None:
+            on_result(result, time.monotonic() - started)
+    results = tuple(results)
     rating = elo.fit_one([r.pair_result() for r in results], fixed=ratings)
     return Evaluation(rating, results)
 

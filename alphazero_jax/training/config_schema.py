@@ -10,7 +10,9 @@ from collections.abc import Callable
 
 import ml_collections
 
-from alphazero_jax import games
+from alphazero_jax import agents, games
+from alphazero_jax.evaluation import perfect_play
+from alphazero_jax.solvers import pons
 
 _POSITIVE = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "an int >= 1")
 _NON_NEGATIVE = (lambda v: isinstance(v, int) and v >= 0, "an int >= 0")
@@ -19,6 +21,10 @@ _POSITIVE_FLOAT = (lambda v: isinstance(v, int | float) and v > 0, "a number > 0
 _NON_NEGATIVE_FLOAT = (lambda v: isinstance(v, int | float) and v >= 0, "a number >= 0")
 _BOOL = (lambda v: isinstance(v, bool), "True or False")
 _ANY = (lambda v: True, "any value")
+
+
+class ConfigError(ValueError):
+    """A training config that cannot run; the message names the key and what it accepts."""
 
 
 def _one_of(*options) -> tuple[Callable, str]:
@@ -97,7 +103,7 @@ OPTIONAL_SECTIONS: dict[str, dict] = {
         "simulations": -1,  # the network's simulations per move; -1: search's, 0: raw policy
         "opening_moves": 2,  # random plies opening each game (varies noise-free games)
         # Connect Four 6x7: mistake rates against perfect play on the first positions of
-        # these Pons sets at each evaluation (alphazero_jax/perfect_play.py); 0: off.
+        # these Pons sets at each evaluation (alphazero_jax/evaluation/perfect_play.py); 0: off.
         "perfect_play_positions": 0,
         "perfect_play_sets": ("Test_L3_R1", "Test_L2_R2"),
     },
@@ -129,7 +135,7 @@ def _check_section(config, schema: dict, prefix: str) -> None:
         problems = [f"unknown key config.{prefix}{k}" for k in unknown]
         problems += [f"missing key config.{prefix}{k}" for k in missing]
         where = "config." + prefix[:-1] if prefix else "config"
-        raise ValueError(
+        raise ConfigError(
             f"{'; '.join(problems)}. Accepted keys under {where}: {', '.join(sorted(schema))}."
         )
     for key, rule in schema.items():
@@ -138,7 +144,7 @@ def _check_section(config, schema: dict, prefix: str) -> None:
             continue
         check, expected = rule
         if not check(config[key]):
-            raise ValueError(f"config.{prefix}{key} must be {expected}, got {config[key]!r}.")
+            raise ConfigError(f"config.{prefix}{key} must be {expected}, got {config[key]!r}.")
 
 
 def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> None:
@@ -152,18 +158,18 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> N
     for section in ("selfplay", "learner"):
         batch = config[section].batch_size
         if batch % num_devices:
-            raise ValueError(
+            raise ConfigError(
                 f"config.{section}.batch_size={batch} does not divide over the {num_devices} "
                 f"devices JAX sees; use a multiple of {num_devices}."
             )
     if config.replay.capacity < config.learner.batch_size:
-        raise ValueError(
+        raise ConfigError(
             f"config.replay.capacity={config.replay.capacity} must be at least "
             f"config.learner.batch_size={config.learner.batch_size}."
         )
     total_steps = config.num_iterations * config.learner.updates_per_iteration
     if config.learner.schedule == "cosine" and config.learner.warmup_steps >= total_steps:
-        raise ValueError(
+        raise ConfigError(
             f"config.learner.warmup_steps={config.learner.warmup_steps} must be below the "
             f"{total_steps} updates of the run (config.num_iterations x "
             "config.learner.updates_per_iteration) for the cosine schedule."
@@ -171,27 +177,25 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> N
     try:
         game = games.make(config.game.name, **config.game.settings)
     except ValueError as error:
-        raise ValueError(f"config.game.settings: {error}") from error
+        raise ConfigError(f"config.game.settings: {error}") from error
     _check_evaluation(config, game)
     if config.selfplay.num_moves < game.max_num_moves:
-        raise ValueError(
+        raise ConfigError(
             f"config.selfplay.num_moves={config.selfplay.num_moves} must be at least the "
             f"game's max_num_moves={game.max_num_moves}, so that every slot finishes a game."
         )
 
 
 def _check_evaluation(config: ml_collections.ConfigDict, game) -> None:
-    from alphazero_jax import agents  # agents imports search and the games; keep it lazy
-
     for section in ("evaluation", "gating"):
         if config[section].games % 2:
-            raise ValueError(
+            raise ConfigError(
                 f"config.{section}.games must be even (each side moves first in half of the "
                 f"games), got {config[section].games}."
             )
     opponents = config.evaluation.opponents
     if isinstance(opponents, str) or not all(isinstance(o, str) for o in opponents):
-        raise ValueError(
+        raise ConfigError(
             f"config.evaluation.opponents must be a list of agent specs such as "
             f"('random', 'minimax:2'), got {opponents!r}."
         )
@@ -199,32 +203,25 @@ def _check_evaluation(config: ml_collections.ConfigDict, game) -> None:
         try:
             agents.from_spec(game, spec)
         except ValueError as error:
-            raise ValueError(f"config.evaluation.opponents: {error}") from error
+            raise ConfigError(f"config.evaluation.opponents: {error}") from error
     _check_perfect_play(config.evaluation, game)
     if config.gating.rule != "none" and not config.evaluation.every:
-        raise ValueError(
+        raise ConfigError(
             f"config.gating.rule={config.gating.rule!r} needs evaluations: set "
             "config.evaluation.every to the iterations between them."
         )
 
 
 def _check_perfect_play(settings: ml_collections.ConfigDict, game) -> None:
-    from alphazero_jax import perfect_play, pons
-
-    if not settings.perfect_play_positions:
-        return
+    if not settings.perfect_play_positions or not settings.every:
+        return  # off, or evaluation is off altogether
     sets = settings.perfect_play_sets
     if isinstance(sets, str) or not sets or any(name not in pons.SETS for name in sets):
-        raise ValueError(
+        raise ConfigError(
             f"config.evaluation.perfect_play_sets must be a non-empty list of Pons sets from "
             f"{tuple(pons.SETS)}, got {sets!r}."
         )
     try:
         perfect_play.check_game(game)
     except ValueError as error:
-        raise ValueError(f"config.evaluation.perfect_play_positions > 0: {error}") from error
-    if not settings.every:
-        raise ValueError(
-            "config.evaluation.perfect_play_positions > 0 runs at each evaluation: set "
-            "config.evaluation.every to the iterations between them."
-        )
+        raise ConfigError(f"config.evaluation.perfect_play_positions > 0: {error}") from error

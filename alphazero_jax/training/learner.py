@@ -19,12 +19,11 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from alphazero_jax.networks import ApplyFn, Variables
+from alphazero_jax.networks import ApplyFn, Variables, outcome_label
 from alphazero_jax.types import Array, Sample
 
 OPTIMIZERS = ("adam", "sgd")
 SCHEDULES = ("constant", "cosine", "step")
-DRAW_MARGIN = 1.0 / 3.0  # |value| up to this reads as a draw (value_sign_accuracy).
 
 
 @flax.struct.dataclass
@@ -284,11 +283,6 @@ def _check_targets(logits: Array, value: Array, policy: Array, target: Array) ->
             f"logits {list(logits.shape)} and value {list(value.shape)} ([N, A] and [N]), got "
             f"{list(policy.shape)} and {list(target.shape)}."
         )
-
-
-def outcome_label(value: Array) -> Array:
-    """+1 for a win (> 1/3), -1 for a loss (< -1/3), 0 for a draw in between."""
-    return jnp.where(value > DRAW_MARGIN, 1, jnp.where(value < -DRAW_MARGIN, -1, 0))
 
 
 def _check_choice(where: str, name: str, value: object, accepted: tuple[str, ...]) -> None:

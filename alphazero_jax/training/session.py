@@ -10,8 +10,8 @@ import time
 
 import jax
 
-from alphazero_jax import checkpointing
-from alphazero_jax.run_evaluation import RunEvaluation
+from alphazero_jax import runs
+from alphazero_jax.training.run_evaluation import RunEvaluation
 
 
 class Session:
@@ -28,9 +28,9 @@ class Session:
     def __init__(self, components, config, workdir: str, manager):
         self._components, self._manager = components, manager
         self.state, self.history, self._seconds, metadata = components.initial_state, [], 0.0, {}
-        step = checkpointing.latest_step(manager)
+        step = runs.latest_step(manager)
         if step is not None:
-            self.state, metadata = checkpointing.restore(manager, self.state)
+            self.state, metadata = runs.restore(manager, self.state)
             self.history = metadata["history"]
             self._seconds = metadata.get("seconds", sum(r["seconds"] for r in self.history))
         self.iteration = int(self.state.iteration)
@@ -48,10 +48,11 @@ class Session:
             )
             if step is not None:
                 template = self.evaluation.arrays()
-                arrays = template and checkpointing.restore_evaluation(manager, template, step)
+                arrays = template and runs.restore_evaluation(manager, template, step)
                 self.evaluation.restore(metadata.get("evaluation", {}), arrays)
             self._update_play_variables()
         self._started = time.monotonic()
+        self.saved = True  # whether the newest checkpoint holds everything done so far
 
     @property
     def seconds(self) -> float:
@@ -61,13 +62,20 @@ class Session:
     def step(self) -> dict:
         self.state, metrics = self._components.iteration_fn(self.state, self._play_variables)
         self.iteration += 1
+        self.saved = False
         return metrics
 
-    def evaluate(self) -> dict:
+    def evaluation_pending(self) -> bool:
+        return self.evaluation is not None and self.evaluation.pending(self.iteration)
+
+    def evaluate(self, should_stop) -> dict | None:
+        """The pending evaluation's record, or None if ``should_stop()`` stopped it."""
         record = self.evaluation.evaluate(
-            self.state.learner.variables, self.iteration, self.seconds
+            self.state.learner.variables, self.iteration, self.seconds, should_stop=should_stop
         )
-        self._update_play_variables()
+        if record is not None:
+            self._update_play_variables()
+            self.saved = False
         return record
 
     def _update_play_variables(self) -> None:
@@ -81,7 +89,8 @@ class Session:
         if self.evaluation is not None:
             metadata["evaluation"] = self.evaluation.metadata()
             arrays = self.evaluation.arrays()
-        checkpointing.save(self._manager, self.iteration, self.state, metadata, arrays)
+        runs.save(self._manager, self.iteration, self.state, metadata, arrays)
+        self.saved = True
 
 
 class StopRequest:

@@ -16,7 +16,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alphazero_jax import agents, elo
+from alphazero_jax import agents
+from alphazero_jax.evaluation import elo
 from alphazero_jax.types import Agent, Game, PRNGKey
 
 

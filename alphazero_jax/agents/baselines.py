@@ -1,0 +1,55 @@
+"""The baselines of the literature: random, greedy, alpha-beta minimax and rollout MCTS.
+
+Each builder returns an ``Agent`` whose ``act_fn(params, key, states[B])`` is pure and
+jittable; ties are broken uniformly at random (``uniform_choice``).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from alphazero_jax.agents import minimax, rollout_mcts
+from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
+
+
+def uniform_choice(key: PRNGKey, candidates: Array) -> Array:
+    """int32[B]: a uniformly random True entry of each row (0 for an all-False row)."""
+    candidates = candidates | ~candidates.any(axis=-1, keepdims=True)
+    logits = jnp.where(candidates, 0.0, -jnp.inf)
+    return jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
+
+
+def random_agent(game: Game) -> Agent:
+    """Uniformly random legal moves."""
+
+    def act_fn(params: None, key: PRNGKey, states: State) -> Array:
+        del params
+        return uniform_choice(key, jax.vmap(game.legal_action_mask)(states))
+
+    return Agent("random", act_fn)
+
+
+def greedy_agent(game: Game) -> Agent:
+    """One ply of lookahead: an immediate win if there is one, else the move after which
+    the heuristic is best for the mover (a one-ply ``minimax``, ties broken at random)."""
+    return minimax_agent(game, depth=1, name="greedy")
+
+
+def minimax_agent(game: Game, *, depth: int, name: str | None = None) -> Agent:
+    """Alpha-beta ``depth`` plies deep on the game's heuristic (``minimax.py``), drawing
+    uniformly among the moves of equal best value; finished games get move 0."""
+    negamax = jax.vmap(minimax.make_negamax(game, depth=depth))
+
+    def act_fn(params: None, key: PRNGKey, states: State) -> Array:
+        del params
+        values, legal = negamax(states)
+        return uniform_choice(key, minimax.best_moves(values, legal))
+
+    return Agent(name or f"minimax:{depth}", act_fn)
+
+
+def mcts_agent(game: Game, *, num_simulations: int) -> Agent:
+    """UCT with uniform priors and random playouts; see ``rollout_mcts.py``."""
+    act_fn = rollout_mcts.make_rollout_mcts(game, num_simulations=num_simulations)
+    return Agent(f"mcts:{num_simulations}", act_fn)

@@ -66,11 +66,8 @@ def restore(
 ) -> tuple[Any, dict]:
     """Restores ``(state, metadata)`` of ``step`` (default: the latest) into ``template``'s
     structure, dtypes and shardings."""
-    step = manager.latest_step() if step is None else step
-    if step is None:
-        raise FileNotFoundError(f"No checkpoint in {manager.directory}.")
     restored = manager.restore(
-        step,
+        _existing_step(manager, step),
         args=ocp.args.Composite(
             state=ocp.args.StandardRestore(template), metadata=ocp.args.JsonRestore()
         ),
@@ -78,10 +75,35 @@ def restore(
     return restored.state, restored.metadata
 
 
+def restore_part(manager: ocp.CheckpointManager, wanted: Any, step: int | None = None) -> Any:
+    """Only the part of ``step``'s state (default: the latest) that ``wanted`` names: a
+    nested dict of ``jax.ShapeDtypeStruct`` (with shardings) in the state's own structure,
+    e.g. ``{"learner": {"variables": ...}}``; the rest stays on disk."""
+    restored = manager.restore(
+        _existing_step(manager, step),
+        args=ocp.args.Composite(
+            state=ocp.args.PyTreeRestore(
+                item=wanted,
+                restore_args=ocp.checkpoint_utils.construct_restore_args(wanted),
+                partial_restore=True,
+            )
+        ),
+    )
+    return restored.state
+
+
+def _existing_step(manager: ocp.CheckpointManager, step: int | None) -> int:
+    step = manager.latest_step() if step is None else step
+    if step is None:
+        raise FileNotFoundError(f"No checkpoint in {manager.directory}.")
+    return step
+
+
 def restore_metadata(manager: ocp.CheckpointManager, step: int | None = None) -> dict:
     """Only the JSON document of ``step`` (default: the latest), without the arrays."""
-    step = manager.latest_step() if step is None else step
-    restored = manager.restore(step, args=ocp.args.Composite(metadata=ocp.args.JsonRestore()))
+    restored = manager.restore(
+        _existing_step(manager, step), args=ocp.args.Composite(metadata=ocp.args.JsonRestore())
+    )
     return restored.metadata
 
 
@@ -164,19 +186,7 @@ def restore_network(workdir: str, step: int | None = None) -> RestoredNetwork:
     wanted = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=device), wanted)
     manager = checkpoint_manager(workdir)
     try:
-        step = manager.latest_step() if step is None else step
-        if step is None:
-            raise FileNotFoundError(f"No checkpoint in {manager.directory}.")
-        restored = manager.restore(
-            step,
-            args=ocp.args.Composite(
-                state=ocp.args.PyTreeRestore(
-                    item=wanted,
-                    restore_args=ocp.checkpoint_utils.construct_restore_args(wanted),
-                    partial_restore=True,
-                )
-            ),
-        ).state
+        restored = restore_part(manager, wanted, step)
     finally:
         manager.close()
     return RestoredNetwork(

@@ -31,8 +31,15 @@ CHECKPOINT_DIR = "checkpoints"
 _ITEMS = ("state", "metadata", "evaluation")
 
 
-def make_manager(directory: str, *, max_to_keep: int) -> ocp.CheckpointManager:
-    """A synchronous manager for ``directory`` keeping the newest ``max_to_keep`` steps."""
+def make_manager(directory: str, *, max_to_keep: int | None) -> ocp.CheckpointManager:
+    """A synchronous manager for ``directory`` keeping the newest ``max_to_keep`` steps, or
+    with ``max_to_keep=None`` a read-only one (it never writes or deletes a checkpoint, so
+    it may read a run that is still training)."""
+    if max_to_keep is None:
+        options = ocp.CheckpointManagerOptions(
+            read_only=True, create=False, enable_async_checkpointing=False
+        )
+        return ocp.CheckpointManager(os.path.abspath(directory), options=options, item_names=_ITEMS)
     if max_to_keep < 1:
         raise ValueError(f"max_to_keep must be >= 1, got {max_to_keep}.")
     options = ocp.CheckpointManagerOptions(
@@ -135,8 +142,9 @@ def write_config(workdir: str, config: ml_collections.ConfigDict) -> None:
     os.replace(path + ".tmp", path)
 
 
-def checkpoint_manager(workdir: str, *, max_to_keep: int = 1) -> ocp.CheckpointManager:
-    """The manager of a run's ``checkpoints/``; reading needs no ``max_to_keep``."""
+def checkpoint_manager(workdir: str, *, max_to_keep: int | None = None) -> ocp.CheckpointManager:
+    """The manager of a run's ``checkpoints/``: read-only unless ``max_to_keep`` is given
+    (training's)."""
     return make_manager(os.path.join(workdir, CHECKPOINT_DIR), max_to_keep=max_to_keep)
 
 

@@ -148,7 +148,8 @@ def _check_section(config, schema: dict, prefix: str) -> None:
 
 
 def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> None:
-    """Raises ValueError naming the first bad key of ``config``; returns None if it is fine.
+    """Raises ConfigError (a ValueError) naming the first bad key of ``config``; returns
+    None if it is fine.
 
     Args:
       config: a training config (see ``experiments/configs/``).

@@ -33,12 +33,11 @@ _ITEMS = ("state", "metadata", "evaluation")
 
 def make_manager(directory: str, *, max_to_keep: int | None) -> ocp.CheckpointManager:
     """A synchronous manager for ``directory`` keeping the newest ``max_to_keep`` steps, or
-    with ``max_to_keep=None`` a read-only one (it never writes or deletes a checkpoint, so
-    it may read a run that is still training)."""
+    with ``max_to_keep=None`` a reader's: it keeps every step, creates no directory and
+    cleans nothing up, so it may read a run that is still training. (orbax's ``read_only``
+    option would do the same but logs a warning on every use.)"""
     if max_to_keep is None:
-        options = ocp.CheckpointManagerOptions(
-            read_only=True, create=False, enable_async_checkpointing=False
-        )
+        options = ocp.CheckpointManagerOptions(create=False, enable_async_checkpointing=False)
         return ocp.CheckpointManager(os.path.abspath(directory), options=options, item_names=_ITEMS)
     if max_to_keep < 1:
         raise ValueError(f"max_to_keep must be >= 1, got {max_to_keep}.")
@@ -143,7 +142,7 @@ def write_config(workdir: str, config: ml_collections.ConfigDict) -> None:
 
 
 def checkpoint_manager(workdir: str, *, max_to_keep: int | None = None) -> ocp.CheckpointManager:
-    """The manager of a run's ``checkpoints/``: read-only unless ``max_to_keep`` is given
+    """The manager of a run's ``checkpoints/``: a reader's unless ``max_to_keep`` is given
     (training's)."""
     return make_manager(os.path.join(workdir, CHECKPOINT_DIR), max_to_keep=max_to_keep)
 

@@ -150,6 +150,21 @@ class Sample(NamedTuple):
     value: Array
 
 
+class Analysis(NamedTuple):
+    """What an agent with a value and a search makes of a batch of positions.
+
+    Attributes:
+      action: int32[B], the move it plays.
+      value: float32[B], its value of the position for the side to move, in [-1, 1].
+      shares: float32[B, A], its search's visit share of each move (for a network playing
+        without search, its policy).
+    """
+
+    action: Array
+    value: Array
+    shares: Array
+
+
 class Agent(NamedTuple):
     """A player: picks one move for each state of a batch.
 
@@ -162,11 +177,15 @@ class Agent(NamedTuple):
       name: the spec that built it, e.g. ``"minimax:4"``; used in tables and ladders.
       act_fn: the move function.
       params: a pytree of arrays for ``act_fn`` (``None`` for the baselines).
+      analyse_fn: for agents with a value and a search (networks),
+        ``analyse_fn(params, key, states[B]) -> Analysis`` whose action is ``act_fn``'s;
+        None for the others.
     """
 
     name: str
     act_fn: Callable[[Any, PRNGKey, State], Array]
     params: Any = None
+    analyse_fn: Callable[[Any, PRNGKey, State], Analysis] | None = None
 
     def act(self, key: PRNGKey, states: State) -> Array:
         """int32[B]: the moves for ``states[B]``."""

@@ -10,6 +10,7 @@ An agent (``types.Agent``) picks a move for each of a batch of states with a pur
 | ``minimax:d`` | alpha-beta ``d`` plies deep on the game's heuristic (``minimax.py``) |
 | ``mcts:n`` | UCT with random playouts, ``n`` simulations (``rollout_mcts.py``) |
 | ``az:<run>[:sims]`` | a trained network with a noise-free search (``sims=0``: raw policy) |
+| ``az:pretrained[:sims]`` | the network shipped for the game (``pretrained.py``) |
 | ``solver[:exact]`` | Connect Four only: perfect play from the exact solver (``solver.py``) |
 
 ``<run>`` is a run directory (its newest checkpoint) or one checkpoint,
@@ -21,7 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from alphazero_jax.agents.alphazero import az_agent, make_network_act_fn, parse_az, restore_az
+from alphazero_jax.agents.alphazero import (
+    az_agent,
+    make_network_act_fn,
+    make_network_analysis_fn,
+    parse_az,
+    restore_az,
+)
 from alphazero_jax.agents.baselines import (
     greedy_agent,
     mcts_agent,
@@ -39,6 +46,7 @@ __all__ = [
     "from_spec",
     "greedy_agent",
     "make_network_act_fn",
+    "make_network_analysis_fn",
     "mcts_agent",
     "minimax_agent",
     "parse_az",
@@ -54,6 +62,7 @@ SPECS = (
     "minimax:<depth>",
     "mcts:<simulations>",
     "az:<run>[:<simulations>]",
+    "az:pretrained[:<simulations>]",
     "solver[:exact]",
 )
 
@@ -109,7 +118,8 @@ def from_spec(game: Game, spec: str) -> Agent:
       game: the game to play.
       spec: one of ``random``, ``greedy``, ``minimax:<depth>`` (depth >= 1),
         ``mcts:<simulations>`` (>= 1), ``az:<run dir or checkpoint>[:<simulations>]``
-        (>= 0; 0 plays the raw policy), ``solver[:exact]`` (Connect Four).
+        (>= 0; 0 plays the raw policy), ``az:pretrained[:<simulations>]`` (the shipped
+        network of the game), ``solver[:exact]`` (Connect Four).
 
     Returns:
       The agent, named by its spec.

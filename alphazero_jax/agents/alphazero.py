@@ -1,5 +1,6 @@
 """AlphaZero agents: a network with a noise-free search, or its raw policy, restored from a
-training run (``runs.restore_network``) on whatever devices this process has."""
+training run (``runs.restore_network``) on whatever devices this process has, or shipped
+with the package (``az:pretrained``)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,22 @@ import jax
 import jax.numpy as jnp
 
 from alphazero_jax import runs, search
+from alphazero_jax.agents import pretrained
 from alphazero_jax.agents.baselines import uniform_choice
-from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
+from alphazero_jax.types import Agent, Analysis, Array, Game, PRNGKey, State
 
 
-def make_network_act_fn(
+def make_network_analysis_fn(
     game: Game, apply_fn: Callable, search_settings: dict, *, num_simulations: int
-) -> Callable[[dict, PRNGKey, State], Array]:
-    """``act_fn(variables, key, states)`` of a network: the most visited move of a
-    noise-free search (sequential halving's choice for Gumbel), or with
-    ``num_simulations=0`` the legal move of highest prior logit.
+) -> Callable[[dict, PRNGKey, State], Analysis]:
+    """``analyse_fn(variables, key, states)`` of a network: its move, its value and its
+    visit shares (``types.Analysis``) from a noise-free search, or with
+    ``num_simulations=0`` from the network alone (the legal move of highest prior logit,
+    the value head and the policy).
+
+    The move is the most visited one (sequential halving's choice for Gumbel); the value is
+    the search's root value. The same network and settings give the same function, so
+    that everything jitted over it compiles once per process.
 
     Args:
       game: the game the network plays.
@@ -29,37 +36,58 @@ def make_network_act_fn(
       num_simulations: simulations per move, or 0 for the raw policy.
     """
     frozen = tuple(sorted(dict(search_settings).items()))
+    return _network_analysis_fn(game, apply_fn, frozen, num_simulations)
+
+
+def make_network_act_fn(
+    game: Game, apply_fn: Callable, search_settings: dict, *, num_simulations: int
+) -> Callable[[dict, PRNGKey, State], Array]:
+    """``act_fn(variables, key, states)``: the move of ``make_network_analysis_fn``."""
+    frozen = tuple(sorted(dict(search_settings).items()))
     return _network_act_fn(game, apply_fn, frozen, num_simulations)
 
 
 @functools.cache
 def _network_act_fn(game: Game, apply_fn: Callable, search_settings: tuple, num_simulations: int):
-    """Cached, so that the same network and settings give the same function and every
-    match jitted over it compiles once per process."""
+    analyse = _network_analysis_fn(game, apply_fn, search_settings, num_simulations)
+
+    def act(variables: dict, key: PRNGKey, states: State) -> Array:
+        return analyse(variables, key, states).action  # XLA drops what the move does not use
+
+    return act
+
+
+@functools.cache
+def _network_analysis_fn(
+    game: Game, apply_fn: Callable, search_settings: tuple, num_simulations: int
+):
     if num_simulations == 0:
 
-        def raw_policy(variables: dict, key: PRNGKey, states: State) -> Array:
+        def raw_policy(variables: dict, key: PRNGKey, states: State) -> Analysis:
             output, _ = apply_fn(variables, jax.vmap(game.observe)(states))
             logits = search.mask_logits(output.logits, jax.vmap(game.legal_action_mask)(states))
             best = logits >= logits.max(axis=-1, keepdims=True)
-            return uniform_choice(key, best)
+            return Analysis(uniform_choice(key, best), output.value, jax.nn.softmax(logits))
 
         return raw_policy
     settings = dict(search_settings)
     settings.update(dirichlet_fraction=0.0, gumbel_scale=0.0, num_simulations=num_simulations)
     search_fn = search.make_search(game, apply_fn, **settings)
 
-    def searched(variables: dict, key: PRNGKey, states: State) -> Array:
+    def searched(variables: dict, key: PRNGKey, states: State) -> Analysis:
         search_key, choice_key = jax.random.split(key)
         output = search_fn(variables, search_key, states)
         greedy = jnp.zeros_like(states.terminal)
-        return search.choose_action(output, choice_key, policy=settings["policy"], sample=greedy)
+        action = search.choose_action(output, choice_key, policy=settings["policy"], sample=greedy)
+        summary = output.search_tree.summary()
+        return Analysis(action, summary.value, summary.visit_probs)
 
     return searched
 
 
 def az_agent(game: Game, path: str, *, num_simulations: int | None = None) -> Agent:
-    """A trained run's network; ``path`` is a run directory or ``<run>/checkpoints/<n>``."""
+    """A trained network: ``path`` is a run directory, ``<run>/checkpoints/<n>``, or
+    ``pretrained`` for the network shipped for ``game`` (``pretrained.py``)."""
     return restore_az(game, path, num_simulations=num_simulations)[0]
 
 
@@ -68,8 +96,10 @@ def restore_az(
 ) -> tuple[Agent, runs.RestoredNetwork]:
     """``az_agent`` and the run behind it (``runs.RestoredNetwork``, whose ``apply_fn``
     and ``variables`` also give the network's value head)."""
-    workdir, step = runs.split_checkpoint_path(path)
-    run = runs.restore_network(workdir, step)
+    if path == pretrained.SPEC_NAME:
+        run = pretrained.load(game)
+    else:
+        run = runs.restore_network(*runs.split_checkpoint_path(path))
     if run.game is not game:
         raise ValueError(
             f"az:{path} was trained on {run.game.name} {dict(run.game.settings)}, but the "
@@ -77,10 +107,12 @@ def restore_az(
         )
     if num_simulations is None:
         num_simulations = int(run.config.search.num_simulations)
-    act_fn = make_network_act_fn(
-        game, run.apply_fn, run.config.search.to_dict(), num_simulations=num_simulations
+    settings = run.config.search.to_dict()
+    act_fn = make_network_act_fn(game, run.apply_fn, settings, num_simulations=num_simulations)
+    analyse_fn = make_network_analysis_fn(
+        game, run.apply_fn, settings, num_simulations=num_simulations
     )
-    return Agent(f"az:{path}:{num_simulations}", act_fn, run.variables), run
+    return Agent(f"az:{path}:{num_simulations}", act_fn, run.variables, analyse_fn), run
 
 
 def parse_az(spec: str) -> tuple[str, int | None]:

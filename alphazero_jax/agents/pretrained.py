@@ -1,0 +1,136 @@
+"""Trained networks shipped in the package, so that there is an agent to play at once.
+
+``az:pretrained`` (``from_spec``) plays the shipped network of the game, if it has one.
+Each lives in ``alphazero_jax/data/agents/<key>/`` (``key_of(game)``, e.g.
+``connect_four-rows6-cols7-connect4``):
+
+- ``variables.msgpack``: the network's variables, written by ``flax.serialization``;
+- ``agent.json``: the config of the run that trained it (game, network, search) and how it
+  was trained: command, iterations, training minutes, machine, library versions.
+
+``export(workdir)`` (``python -m experiments.export_agent --run=<workdir>``) writes both
+from a run's newest checkpoint, so shipping a stronger agent is one command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import platform
+from importlib import metadata, resources
+
+import flax.serialization
+import jax
+import ml_collections
+
+from alphazero_jax import networks, runs
+from alphazero_jax.types import Game
+
+SPEC_NAME = "pretrained"
+VARIABLES_FILE = "variables.msgpack"
+AGENT_FILE = "agent.json"
+_SECTIONS = ("game", "network", "search")  # what playing needs of a run's config
+
+
+def directory() -> pathlib.Path:
+    """The package folder that holds the shipped agents."""
+    return pathlib.Path(str(resources.files("alphazero_jax").joinpath("data", "agents")))
+
+
+def key_of(game: Game) -> str:
+    """The folder name of ``game``'s agent, e.g. ``tic_tac_toe-rows3-cols3-connect3``."""
+    return "-".join([game.name, *(f"{name}{value}" for name, value in game.settings)])
+
+
+def available(folder: pathlib.Path | None = None) -> tuple[str, ...]:
+    """The keys of the shipped agents, sorted."""
+    folder = directory() if folder is None else folder
+    if not folder.is_dir():
+        return ()
+    return tuple(sorted(p.name for p in folder.iterdir() if (p / AGENT_FILE).is_file()))
+
+
+def load(game: Game, folder: pathlib.Path | None = None) -> runs.RestoredNetwork:
+    """The shipped network of ``game``, as ``runs.restore_network`` returns a run's.
+
+    Raises:
+      ValueError: no agent is shipped for this game and these settings; the message lists
+        the games that have one.
+    """
+    folder = directory() if folder is None else folder
+    path = folder / key_of(game)
+    if not (path / AGENT_FILE).is_file():
+        raise ValueError(
+            f"No pretrained agent for {game.name} {dict(game.settings)}; shipped: "
+            f"{', '.join(available(folder)) or 'none'}. Train one and export it with "
+            "python -m experiments.export_agent."
+        )
+    described = json.loads((path / AGENT_FILE).read_text())
+    config = ml_collections.ConfigDict(described["config"])
+    apply_fn, template = networks.make_network(game, **config.network)
+    variables = flax.serialization.from_bytes(template, (path / VARIABLES_FILE).read_bytes())
+    variables = jax.device_put(variables, jax.local_devices()[0])
+    return runs.RestoredNetwork(config, game, apply_fn, variables, described["iteration"])
+
+
+def export(
+    workdir: str,
+    *,
+    step: int | None = None,
+    folder: pathlib.Path | None = None,
+    command: str = "",
+    machine: str = "",
+) -> pathlib.Path:
+    """Writes a run's network (its newest checkpoint, or ``step``) as the shipped agent of
+    its game, replacing any earlier one; returns the agent's folder.
+
+    Args:
+      workdir: the run directory.
+      step: the checkpoint to export; None: the newest.
+      folder: where the agents live (default: the package's ``data/agents``).
+      command: the command that trained the run, recorded as given.
+      machine: the machine that trained it (default: this one).
+    """
+    run = runs.restore_network(workdir, step)
+    manager = runs.checkpoint_manager(workdir)
+    try:
+        seconds = runs.restore_metadata(manager, run.iteration).get("seconds")
+    finally:
+        manager.close()
+    config = {section: run.config[section].to_dict() for section in _SECTIONS}
+    described = {
+        "game": run.game.name,
+        "settings": dict(run.game.settings),
+        "iteration": run.iteration,
+        "config": config,
+        "trained": {
+            "command": command,
+            "iterations": run.iteration,
+            "minutes": None if seconds is None else round(seconds / 60, 1),
+            "machine": machine or describe_machine(),
+            "versions": {name: metadata.version(name) for name in ("jax", "flax", "mctx")},
+            "run": os.path.basename(os.path.normpath(workdir)),
+        },
+    }
+    path = (directory() if folder is None else folder) / key_of(run.game)
+    path.mkdir(parents=True, exist_ok=True)
+    variables = jax.device_get(run.variables)
+    _write_atomically(path / VARIABLES_FILE, flax.serialization.to_bytes(variables))
+    _write_atomically(path / AGENT_FILE, (json.dumps(described, indent=1) + "\n").encode())
+    return path
+
+
+def describe_machine() -> str:
+    """This machine in a few words: CPU cores and JAX's devices."""
+    devices = jax.devices()
+    return (
+        f"{platform.machine()}, {os.cpu_count()} cores, "
+        f"{len(devices)} x {devices[0].device_kind} ({jax.default_backend()})"
+    )
+
+
+def _write_atomically(path: pathlib.Path, data: bytes) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)

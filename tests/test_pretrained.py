@@ -1,0 +1,44 @@
+"""Shipped agents: a run exported into a folder loads back bit for bit and plays."""
+
+import json
+
+import jax
+import numpy as np
+import pytest
+
+from alphazero_jax import games
+from alphazero_jax.agents import pretrained
+from alphazero_jax.training import train
+from experiments.configs import tic_tac_toe
+
+
+def test_export__a_run_loads_back_with_its_settings_and_provenance(tmp_path):
+    config = tic_tac_toe.get_config("smoke")
+    state = train.train_and_evaluate(config, str(tmp_path / "run"))
+    folder = tmp_path / "agents"
+    path = pretrained.export(
+        str(tmp_path / "run"), folder=folder, command="make train", machine="a laptop"
+    )
+    game = games.make("tic_tac_toe")
+    assert path == folder / "tic_tac_toe-rows3-cols3-connect3" == folder / pretrained.key_of(game)
+    assert pretrained.available(folder) == ("tic_tac_toe-rows3-cols3-connect3",)
+    described = json.loads((path / "agent.json").read_text())
+    assert described["game"] == "tic_tac_toe" and described["iteration"] == 3
+    assert set(described["config"]) == {"game", "network", "search"}
+    trained = described["trained"]
+    assert trained["command"] == "make train" and trained["machine"] == "a laptop"
+    assert trained["iterations"] == 3 and trained["minutes"] >= 0 and trained["run"] == "run"
+
+    loaded = pretrained.load(game, folder)
+    assert loaded.game is game and loaded.iteration == 3
+    expected = jax.tree.leaves(state.learner.variables)
+    for a, b in zip(jax.tree.leaves(loaded.variables), expected, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_load__a_game_without_an_agent_names_the_shipped_ones(tmp_path):
+    game = games.make("connect_four", rows=5, cols=6)
+    with pytest.raises(ValueError, match=r"No pretrained agent for connect_four .*shipped: none"):
+        pretrained.load(game, tmp_path)
+    with pytest.raises(ValueError, match=r"shipped: .*tic_tac_toe-rows3-cols3-connect3"):
+        pretrained.load(game)

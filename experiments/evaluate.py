@@ -16,6 +16,7 @@ import os
 from absl import app, flags, logging
 
 from experiments import host_devices  # noqa: F401  (first: before JAX starts)
+from experiments.settings import parse_settings
 
 _GAME = flags.DEFINE_string("game", None, "Game name, e.g. connect_four.", required=True)
 _SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
@@ -29,16 +30,6 @@ _OPENING = flags.DEFINE_integer(
 _OUTPUT = flags.DEFINE_string("output_dir", None, "Output dir (default runs/evaluate/<game>).")
 _ANCHOR = flags.DEFINE_string("anchor", "random", "The agent rated 0 on the ladder.")
 flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
-
-
-def _parse_settings(text: str) -> dict[str, int]:
-    settings = {}
-    for item in filter(None, text.split(",")):
-        name, _, value = item.partition("=")
-        if not name or not value.lstrip("-").isdigit():
-            raise app.UsageError(f"--game_settings: expected name=<int>,..., got {item!r}.")
-        settings[name.strip()] = int(value)
-    return settings
 
 
 def _build(settings: dict[str, int]):
@@ -75,7 +66,10 @@ def main(argv: list[str]) -> None:
 
     from alphazero_jax.evaluation import elo, plots, tournament
 
-    settings = _parse_settings(_SETTINGS.value)
+    try:
+        settings = parse_settings(_SETTINGS.value)
+    except ValueError as error:
+        raise app.UsageError(str(error)) from error
     game, players, anchor = _build(settings)
     output_dir = _OUTPUT.value or os.path.join("runs", "evaluate", _GAME.value)
     num_pairs = len(players) * (len(players) - 1) // 2

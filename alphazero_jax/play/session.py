@@ -1,0 +1,214 @@
+"""One game between a person and an agent (or two agents), kept on the host.
+
+``PlaySession`` holds the moves and the positions they lead to; every change goes through
+it and checks first, so a refused move leaves the game as it was. The agent's moves come
+from its jitted ``act_fn`` (or ``analyse_fn``, which also gives its value and visit
+shares) on a batch of one position; front ends (the terminal, the web server) only read
+and call it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import NamedTuple
+
+import jax
+import numpy as np
+
+from alphazero_jax.types import Agent, Analysis, Game, State
+
+SIDES = ("first", "second", "none")  # the human's side; "none": the agent plays both
+
+
+class MoveError(ValueError):
+    """A move refused, with the reason; the session is unchanged."""
+
+
+class AgentMove(NamedTuple):
+    """An agent's move with what its search made of the position before it."""
+
+    action: int
+    move: str  # in the game's notation
+    value: float | None  # for the side that moved, in [-1, 1]; None: the agent has none
+    shares: dict[str, float] | None  # visit share of each legal move
+
+
+@functools.cache
+def _step_fn(game: Game) -> Callable:
+    return jax.jit(game.step)
+
+
+@functools.cache
+def _jitted(fn: Callable) -> Callable:
+    return jax.jit(fn)
+
+
+def _one(state: State) -> State:
+    return jax.tree.map(lambda x: x[None], state)
+
+
+class PlaySession:
+    """A game of ``game`` against ``agent``; the human plays ``human`` (see ``SIDES``).
+
+    Args:
+      game: the game.
+      agent: the opponent (``agents.from_spec``).
+      human: ``"first"``, ``"second"`` or ``"none"`` (the agent plays both sides).
+      seed: the agent's randomness (ties, sampling); the same seed replays the same game.
+    """
+
+    def __init__(self, game: Game, agent: Agent, *, human: str = "first", seed: int = 0):
+        if human not in SIDES:
+            raise ValueError(f"human must be one of {SIDES}, got {human!r}.")
+        self.game, self.agent, self.human = game, agent, human
+        self._key = jax.random.key(seed)
+        self.actions: list[int] = []
+        self._states: list[State] = [game.init(jax.random.key(0))]
+
+    # -- reading -------------------------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        return self._states[-1]
+
+    @property
+    def over(self) -> bool:
+        return bool(self.state.terminal)
+
+    @property
+    def player(self) -> int:
+        """The side to move: 0 moves first."""
+        return int(self.state.current_player)
+
+    @property
+    def human_to_move(self) -> bool:
+        return not self.over and self.human != "none" and self.player == SIDES.index(self.human)
+
+    def legal_actions(self) -> list[int]:
+        return [
+            int(a)
+            for a in np.flatnonzero(np.asarray(_jitted(self.game.legal_action_mask)(self.state)))
+        ]
+
+    def legal_moves(self) -> list[str]:
+        return [self.game.action_to_text(a) for a in self.legal_actions()]
+
+    def moves_text(self) -> str:
+        """The game so far as a move list in the game's notation."""
+        return self.game.actions_to_text(self.actions)
+
+    def board_text(self) -> str:
+        return self.game.to_text(self.state)
+
+    def result_text(self) -> str:
+        """Who won, from the sides' view ("First player wins", "Draw"); "" while playing."""
+        if not self.over:
+            return ""
+        rewards = np.asarray(self.state.rewards)
+        if rewards[0] == rewards[1]:
+            return "Draw"
+        return f"{'First' if rewards[0] > rewards[1] else 'Second'} player wins"
+
+    # -- changing ------------------------------------------------------------------------
+
+    def play(self, text: str) -> int:
+        """Plays the human's move written in the game's notation; returns its action.
+
+        Raises:
+          MoveError: not the human's turn, not one move, malformed, or illegal; the
+            message says what was expected.
+        """
+        if self.over:
+            raise MoveError(f"The game is over ({self.result_text()}); start a new one.")
+        if not self.human_to_move:
+            raise MoveError("It is the agent's turn, not yours.")
+        try:
+            actions = self.game.actions_from_text(text.strip())
+        except ValueError as error:
+            raise MoveError(f"{error} Legal moves: {', '.join(self.legal_moves())}.") from error
+        if len(actions) != 1:
+            raise MoveError(
+                f"Expected one move, got {len(actions)} in {text!r}. "
+                f"Legal moves: {', '.join(self.legal_moves())}."
+            )
+        if actions[0] not in self.legal_actions():
+            raise MoveError(
+                f"{self.game.action_to_text(actions[0])} is not legal here. "
+                f"Legal moves: {', '.join(self.legal_moves())}."
+            )
+        self._push(actions[0])
+        return actions[0]
+
+    def agent_move(self) -> AgentMove:
+        """Plays the agent's move (its turn, or any side with ``human="none"``)."""
+        if self.over:
+            raise MoveError(f"The game is over ({self.result_text()}).")
+        if self.human_to_move:
+            raise MoveError("It is your turn, not the agent's.")
+        analysed = self.analyse()
+        self._push(analysed.action)
+        return analysed
+
+    def analyse(self) -> AgentMove:
+        """The agent's move for the side to move, without playing it (a hint), with its
+        value and visit shares when it has a search."""
+        if self.over:
+            raise MoveError(f"The game is over ({self.result_text()}).")
+        key = jax.random.fold_in(self._key, len(self.actions))
+        if self.agent.analyse_fn is None:
+            action = _jitted(self.agent.act_fn)(self.agent.params, key, _one(self.state))
+            return self._described(int(action[0]), None)
+        analysis = _jitted(self.agent.analyse_fn)(self.agent.params, key, _one(self.state))
+        return self._described(int(analysis.action[0]), jax.device_get(analysis))
+
+    def undo(self) -> list[int]:
+        """Takes back the human's last move and the agent's reply to it; returns the
+        actions taken back (oldest first). With ``human="none"`` takes back one move.
+
+        Raises:
+          MoveError: no move of the human's to take back.
+        """
+        if self.human == "none":
+            count = min(1, len(self.actions))
+        else:
+            mine = [i for i in range(len(self.actions)) if i % 2 == SIDES.index(self.human)]
+            count = len(self.actions) - mine[-1] if mine else 0
+        if not count:
+            raise MoveError("Nothing to take back.")
+        taken = self.actions[-count:]
+        del self.actions[-count:], self._states[-count:]
+        return taken
+
+    def set_moves(self, text: str) -> None:
+        """Replaces the game with the move list ``text`` (a pasted position).
+
+        Raises:
+          MoveError: a malformed or illegal move, or moves after the end; the game is
+            unchanged.
+        """
+        try:
+            actions = self.game.actions_from_text(text.strip()) if text.strip() else []
+        except ValueError as error:
+            raise MoveError(str(error)) from error
+        states = [self._states[0]]
+        for index, action in enumerate(actions):
+            legal = np.asarray(_jitted(self.game.legal_action_mask)(states[-1]))
+            if not legal[action]:
+                raise MoveError(
+                    f"Move {index + 1} ({self.game.action_to_text(action)}) is not legal there."
+                )
+            states.append(_step_fn(self.game)(states[-1], action))
+        self.actions, self._states = list(actions), states
+
+    def _push(self, action: int) -> None:
+        self._states.append(_step_fn(self.game)(self.state, action))
+        self.actions.append(action)
+
+    def _described(self, action: int, analysis: Analysis | None) -> AgentMove:
+        move = self.game.action_to_text(action)
+        if analysis is None:
+            return AgentMove(action, move, None, None)
+        shares = np.asarray(analysis.shares[0])
+        named = {self.game.action_to_text(a): float(shares[a]) for a in self.legal_actions()}
+        return AgentMove(action, move, float(analysis.value[0]), named)

@@ -1,0 +1,64 @@
+r"""Play an agent in the terminal (``make play``).
+
+    python -m experiments.play --game=connect_four [--agent=az:pretrained] \
+        [--human=first|second|none] [--simulations=N] [--game_settings=rows=5,cols=6]
+
+Moves in the game's notation (Connect Four: the column, 1 to 7; Tic-Tac-Toe: a cell such
+as b2); ``undo``, ``hint``, ``eval``, ``moves``, ``new`` and ``quit`` at the prompt. The
+default agent is the network shipped for the game (``az:pretrained``);
+``--simulations`` sets a network's search (0: its raw policy), i.e. its strength.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from absl import app, flags, logging
+
+_GAME = flags.DEFINE_string("game", "connect_four", "Game name: connect_four, tic_tac_toe.")
+_SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
+_AGENT = flags.DEFINE_string("agent", "az:pretrained", "The opponent's agent spec.")
+_HUMAN = flags.DEFINE_enum("human", "first", ["first", "second", "none"], "Your side.")
+_SIMULATIONS = flags.DEFINE_integer(
+    "simulations", None, "Search simulations of a network agent (0: raw policy)."
+)
+_SEED = flags.DEFINE_integer("seed", 0, "The agent's randomness (new games add one).")
+
+
+def _spec() -> str:
+    spec = _AGENT.value.strip()
+    if _SIMULATIONS.value is None:
+        return spec
+    if not spec.startswith("az:") or _SIMULATIONS.value < 0:
+        raise app.UsageError("--simulations (>= 0) applies to az: agents only.")
+    from alphazero_jax import agents
+
+    path, _ = agents.parse_az(spec)
+    return f"az:{path}:{_SIMULATIONS.value}"
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    if not flags.FLAGS["verbosity"].present:
+        logging.set_verbosity(logging.WARNING)
+    from alphazero_jax import agents, games
+    from alphazero_jax.play import session, terminal
+    from experiments.settings import parse_settings
+
+    try:
+        game = games.make(_GAME.value, **parse_settings(_SETTINGS.value))
+        agent = agents.from_spec(game, _spec())
+    except (ValueError, FileNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    seeds = iter(range(_SEED.value, sys.maxsize))
+
+    def new_game() -> session.PlaySession:
+        return session.PlaySession(game, agent, human=_HUMAN.value, seed=next(seeds))
+
+    terminal.run(new_game)
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -1,0 +1,176 @@
+"""Playing an agent: the session (moves, refusals, undo, pasted positions), the terminal
+front end with scripted input, and the entry point."""
+
+import json
+import os
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from alphazero_jax import agents, games
+from alphazero_jax.play import terminal
+from alphazero_jax.play.session import MoveError, PlaySession
+from alphazero_jax.types import Agent
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _leftmost(game):
+    """Plays the lowest legal action: column 1 in Connect Four, a3 in Tic-Tac-Toe."""
+
+    def act_fn(params, key, states):
+        del params, key
+        return jnp.argmax(jax.vmap(game.legal_action_mask)(states), axis=-1)
+
+    return Agent("leftmost", act_fn)
+
+
+def test_session__moves_refusals_and_undo_of_both_moves():
+    game = games.make("connect_four")
+    session = PlaySession(game, _leftmost(game), human="first")
+    assert session.human_to_move and session.legal_moves() == list("1234567")
+    session.play("4")
+    with pytest.raises(MoveError, match="agent's turn"):
+        session.play("4")
+    assert session.agent_move().move == "1"
+    assert session.moves_text() == "41"
+    for text, reason in [("8", "not a column"), ("x", "not a column"), ("44", "Expected one")]:
+        with pytest.raises(MoveError, match=reason):
+            session.play(text)
+        assert session.moves_text() == "41"  # unchanged
+    assert session.undo() == [3, 0] and session.moves_text() == "" and session.human_to_move
+    with pytest.raises(MoveError, match="Nothing to take back"):
+        session.undo()
+
+
+def test_session__a_full_column_is_refused_with_the_legal_moves():
+    game = games.make("connect_four")
+    session = PlaySession(game, _leftmost(game), human="first")
+    session.set_moves("111111")  # column 1 is full, no four in a row
+    assert "1" not in session.legal_moves()
+    with pytest.raises(MoveError, match=r"1 is not legal here\. Legal moves: 2, 3"):
+        session.play("1")
+    assert session.moves_text() == "111111"
+
+
+def test_session__pasted_positions_are_checked_and_leave_the_game_as_it_was_when_bad():
+    game = games.make("connect_four")
+    session = PlaySession(game, _leftmost(game))
+    session.set_moves("4453")
+    with pytest.raises(MoveError, match=r"Move 7 \(1\) is not legal"):
+        session.set_moves("1111111")
+    with pytest.raises(MoveError, match="not a column"):
+        session.set_moves("44z")
+    assert session.moves_text() == "4453" and session.player == 0
+
+
+def test_session__human_second_undo_keeps_the_agents_first_move():
+    game = games.make("tic_tac_toe")
+    session = PlaySession(game, _leftmost(game), human="second")
+    assert not session.human_to_move
+    with pytest.raises(MoveError, match="Nothing to take back"):
+        session.undo()
+    assert session.agent_move().move == "a3"
+    session.play("b2")
+    session.agent_move()
+    assert session.undo() == [4, 1] and session.moves_text() == "a3"
+
+
+def test_session__result_of_a_won_game():
+    # X plays the left column a3 a2 a1 while O plays b2 c3: X wins on the file.
+    game = games.make("tic_tac_toe")
+    session = PlaySession(game, _leftmost(game), human="none")
+    session.set_moves("a3 b2 a2 c3 a1")
+    assert session.over and session.result_text() == "First player wins"
+    with pytest.raises(MoveError, match="game is over"):
+        session.agent_move()
+
+
+def test_session__a_network_agent_shows_its_value_and_visit_shares():
+    game = games.make("tic_tac_toe")
+    agent = agents.from_spec(game, "az:pretrained:16")
+    session = PlaySession(game, agent, human="second")
+    session.set_moves("b2 a3 c1")  # O, the human, to move
+    analysed = session.analyse()
+    assert set(analysed.shares) == set(session.legal_moves())
+    assert sum(analysed.shares.values()) == pytest.approx(1.0, abs=1e-5)
+    assert -1 <= analysed.value <= 1 and analysed.move in session.legal_moves()
+    assert session.moves_text() == "b2 a3 c1"  # analysing plays nothing
+
+
+def test_terminal__scripted_game_with_refusals_commands_and_the_move_list():
+    game = games.make("tic_tac_toe")
+    lines = iter(["z9", "b2", "hint", "eval", "undo", "b2", "b3", "b1", "quit"])
+    printed = []
+    prompts = []
+
+    def read(prompt):
+        prompts.append(prompt)
+        return next(lines)
+
+    terminal.run(
+        lambda: PlaySession(game, _leftmost(game), human="first"), read=read, write=printed.append
+    )
+    text = "\n".join(printed)
+    assert "you play first (X) against leftmost" in text
+    assert "Refused:" in text and "Legal moves: a3, b3, c3, a2, b2, c2, a1, b1, c1" in text
+    assert "Hint: the agent would play" in text
+    assert "This agent has no value or search to show" in text
+    assert "Took back b2, a3." in text
+    # b2 a3, b3 c3, b1: X completes the b file; the agent takes the top rank instead.
+    assert "First player wins. Moves: b2 a3 b3 c3 b1" in text
+    assert printed[-1] == "Moves: b2 a3 b3 c3 b1"
+    assert prompts[0].startswith("Your move (a3 b3 c3 a2 b2 c2 a1 b1 c1) or undo/hint/eval")
+
+
+def test_terminal__bars_are_as_long_as_the_shares():
+    assert terminal.bars({"4": 0.5, "10": 0.0}).splitlines() == [
+        "   4 " + "#" * 15 + " " * 15 + "  50.0%",
+        "  10 " + " " * 30 + "   0.0%",
+    ]
+
+
+def test_play_entry_point__agent_moves_first_and_end_of_input_quits():
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.play",
+        "--game=tic_tac_toe",
+        "--human=second",
+        "--simulations=8",
+    ]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    done = subprocess.run(
+        command, cwd=REPO, env=env, input="eval\n", capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "you play second (O) against az:pretrained:8" in done.stdout
+    assert done.stdout.count("az:pretrained:8 plays") == 1  # it moves first, then waits
+    assert "Value for you:" in done.stdout and "%" in done.stdout
+    assert done.stdout.rstrip().splitlines()[-1].startswith("Moves: ")
+
+
+def test_play_entry_point__a_bad_agent_is_one_line_and_status_2():
+    command = [sys.executable, "-m", "experiments.play", "--game=tic_tac_toe", "--agent=nope"]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "error: Unknown agent spec 'nope'" in done.stderr
+
+
+def test_pretrained__every_shipped_agent_loads_and_plays_its_game():
+    from alphazero_jax.agents import pretrained
+
+    shipped = pretrained.available()
+    assert "tic_tac_toe-rows3-cols3-connect3" in shipped
+    for key in shipped:
+        described = json.loads((pretrained.directory() / key / pretrained.AGENT_FILE).read_text())
+        game = games.make(described["game"], **described["settings"])
+        assert pretrained.key_of(game) == key and described["trained"]["minutes"] > 0
+        agent = agents.from_spec(game, "az:pretrained")
+        states = jax.vmap(game.init)(jax.random.split(jax.random.key(0), 2))
+        moves = np.asarray(jax.jit(agent.act_fn)(agent.params, jax.random.key(0), states))
+        assert np.asarray(jax.vmap(game.legal_action_mask)(states))[np.arange(2), moves].all()

@@ -85,7 +85,12 @@ def test_session__result_of_a_won_game():
     game = games.make("tic_tac_toe")
     session = PlaySession(game, _leftmost(game), human="none")
     session.set_moves("a3 b2 a2 c3 a1")
-    assert session.over and session.result_text() == "First player wins"
+    assert session.over and session.winner == 0
+    assert session.result_text() == "First player wins"
+    for human, text in [("first", "You win"), ("second", "The agent wins")]:
+        played = PlaySession(game, _leftmost(game), human=human)
+        played.set_moves("a3 b2 a2 c3 a1")
+        assert played.result_text() == text
     with pytest.raises(MoveError, match="game is over"):
         session.agent_move()
 
@@ -122,7 +127,7 @@ def test_terminal__scripted_game_with_refusals_commands_and_the_move_list():
     assert "This agent has no value or search to show" in text
     assert "Took back b2, a3." in text
     # b2 a3, b3 c3, b1: X completes the b file; the agent takes the top rank instead.
-    assert "First player wins. Moves: b2 a3 b3 c3 b1" in text
+    assert "You win. Moves: b2 a3 b3 c3 b1" in text
     assert printed[-1] == "Moves: b2 a3 b3 c3 b1"
     assert prompts[0].startswith("Your move (a3 b3 c3 a2 b2 c2 a1 b1 c1) or undo/hint/eval")
 

@@ -101,14 +101,24 @@ class PlaySession:
     def board_text(self) -> str:
         return self.game.to_text(self.state)
 
+    @property
+    def winner(self) -> int | None:
+        """The side that won (0 moved first), or None for a draw or a game not over."""
+        rewards = np.asarray(self.state.rewards)
+        if not self.over or rewards[0] == rewards[1]:
+            return None
+        return 0 if rewards[0] > rewards[1] else 1
+
     def result_text(self) -> str:
-        """Who won, from the sides' view ("First player wins", "Draw"); "" while playing."""
+        """Who won, from the human's view when there is one ("You win", "The agent wins",
+        "Draw"), else by side ("First player wins"); "" while playing."""
         if not self.over:
             return ""
-        rewards = np.asarray(self.state.rewards)
-        if rewards[0] == rewards[1]:
+        if self.winner is None:
             return "Draw"
-        return f"{'First' if rewards[0] > rewards[1] else 'Second'} player wins"
+        if self.human == "none":
+            return f"{('First', 'Second')[self.winner]} player wins"
+        return "You win" if self.winner == SIDES.index(self.human) else "The agent wins"
 
     # -- changing ------------------------------------------------------------------------
 

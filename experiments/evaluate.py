@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import os
 
-from absl import app, flags, logging
+from absl import app, flags
 
-from experiments import host_devices  # noqa: F401  (first: before JAX starts)
-from experiments.settings import parse_settings
+from experiments import (
+    cli,
+    host_devices,  # noqa: F401  (first: before JAX starts)
+)
 
 _GAME = flags.DEFINE_string("game", None, "Game name, e.g. connect_four.", required=True)
 _SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
@@ -58,16 +60,13 @@ def _build(settings: dict[str, int]):
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    if not flags.FLAGS["verbosity"].present:
-        logging.set_verbosity(logging.WARNING)
+    cli.begin(argv)
     import jax
 
     from alphazero_jax.evaluation import elo, plots, tournament
 
     try:
-        settings = parse_settings(_SETTINGS.value)
+        settings = cli.parse_settings(_SETTINGS.value)
     except ValueError as error:
         raise app.UsageError(str(error)) from error
     game, players, anchor = _build(settings)

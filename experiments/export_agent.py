@@ -10,7 +10,9 @@ checkpoint (``--step`` for another), replacing the game's earlier agent. Commit 
 
 from __future__ import annotations
 
-from absl import app, flags, logging
+from absl import app, flags
+
+from experiments import cli
 
 _RUN = flags.DEFINE_string("run", None, "The run directory to export.", required=True)
 _STEP = flags.DEFINE_integer("step", None, "The checkpoint (iteration); default: newest.")
@@ -19,10 +21,7 @@ _MACHINE = flags.DEFINE_string("machine", "", "The machine that trained it (defa
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    if not flags.FLAGS["verbosity"].present:
-        logging.set_verbosity(logging.WARNING)
+    cli.begin(argv)
     from alphazero_jax.agents import pretrained
 
     try:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import sys
 
-from absl import app, flags, logging
+from absl import app, flags
+
+from experiments import cli
 
 _GAME = flags.DEFINE_string("game", "connect_four", "Game name: connect_four, tic_tac_toe.")
 _SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
@@ -38,16 +40,12 @@ def _spec() -> str:
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    if not flags.FLAGS["verbosity"].present:
-        logging.set_verbosity(logging.WARNING)
+    cli.begin(argv)
     from alphazero_jax import agents, games
     from alphazero_jax.play import session, terminal
-    from experiments.settings import parse_settings
 
     try:
-        game = games.make(_GAME.value, **parse_settings(_SETTINGS.value))
+        game = games.make(_GAME.value, **cli.parse_settings(_SETTINGS.value))
         agent = agents.from_spec(game, _spec())
     except (ValueError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)

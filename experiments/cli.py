@@ -1,6 +1,17 @@
-"""Game settings written on the command line: ``rows=5,cols=6``."""
+"""What the entry points share: the start of ``main`` and game settings on the command line."""
 
 from __future__ import annotations
+
+from absl import app, flags, logging
+
+
+def begin(argv: list[str]) -> None:
+    """Refuses stray arguments and, unless ``--verbosity`` was given, shows only warnings
+    (orbax and JAX log much at info level)."""
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    if not flags.FLAGS["verbosity"].present:
+        logging.set_verbosity(logging.WARNING)
 
 
 def parse_settings(text: str) -> dict[str, int]:

@@ -2,6 +2,8 @@
 #   make train  -- create .venv, install the package, train Connect Four into runs/ (the
 #                  `cpu` preset when JAX sees no accelerator); run it again to resume.
 #   make test   -- create .venv, install the package with its test extra, lint and test.
+#   make play   -- play Connect Four in the terminal against the shipped agent
+#                  (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).
 #   make bench  -- also install the bench extra (pgx) and run the benchmark scripts.
 # JAX 0.11 and newer need Python >= 3.12: the first interpreter that has it (on PATH, or
 # installed by pyenv), else python3 (which gets JAX 0.10).
@@ -13,8 +15,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
 TRAIN_ARGS ?=
+PLAY_ARGS ?=
 
-.PHONY: train test lint bench clean
+.PHONY: train play test lint bench clean
 
 $(BIN)/python:
 	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version))"
@@ -32,6 +35,9 @@ $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 train: $(VENV)/.installed-test
 	$(BIN)/python -m experiments.train --workdir=runs/connect_four \
 		--config=experiments/configs/connect_four.py:auto $(TRAIN_ARGS)
+
+play: $(VENV)/.installed-test
+	$(BIN)/python -m experiments.play --game=connect_four $(PLAY_ARGS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -171,6 +171,7 @@ def test_pretrained__every_shipped_agent_loads_and_plays_its_game():
 
     shipped = pretrained.available()
     assert "tic_tac_toe-rows3-cols3-connect3" in shipped
+    assert "connect_four-rows6-cols7-connect4" in shipped
     for key in shipped:
         described = json.loads((pretrained.directory() / key / pretrained.AGENT_FILE).read_text())
         game = games.make(described["game"], **described["settings"])

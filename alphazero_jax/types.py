@@ -79,6 +79,9 @@ class Game(NamedTuple):
         game's notation (raises ``ValueError`` naming the offending move and its index).
       actions_to_text: ``(actions: Sequence[int]) -> str``, the inverse; a position is
         serialised as the move list that reaches it.
+      to_json: ``(state) -> dict``, the position for a front end to draw, as plain JSON
+        values (the game's own shape; for grid games ``{"rows", "cols", "cells"}`` with
+        ``cells[r][c]`` 0 empty, 1 first player's, 2 second player's, top row first).
 
     Games compare and hash by identity (they hold functions and NumPy tables), so a Game
     can key a cache or be a static argument of ``jax.jit``; ``games.make`` returns the same
@@ -100,6 +103,7 @@ class Game(NamedTuple):
     action_to_text: Callable[[int], str]
     actions_from_text: Callable[[str], list[int]]
     actions_to_text: Callable[[Sequence[int]], str]
+    to_json: Callable[[State], dict[str, Any]]
 
     def __eq__(self, other: object) -> bool:
         return self is other

@@ -1,5 +1,7 @@
 """The game contract, checked on every registered game (and on a non-default shape of each)."""
 
+import json
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -176,3 +178,26 @@ def test_game__text_round_trips(game, trajectory):
         assert game.actions_from_text(game.action_to_text(action)) == [action]
     picture = game.to_text(jax.tree.map(lambda x: x[-1, 0], trajectory))
     assert isinstance(picture, str) and len(picture.splitlines()) >= 2
+
+
+def test_game__json_board_is_plain_json_and_agrees_with_the_text(game, trajectory):
+    for ply in (0, 3, game.max_num_moves):
+        state = jax.tree.map(lambda x, p=ply: x[p, 0], trajectory)
+        board = game.to_json(state)
+        assert json.loads(json.dumps(board)) == board
+        stones = sum(cell != 0 for row in board["cells"] for cell in row)
+        assert stones == int(state.num_moves)
+        # The ASCII picture shows the same cells, top row first.
+        lines = [line.split()[-board["cols"] :] for line in game.to_text(state).splitlines()]
+        marks = [["." if c == 0 else "XO"[c - 1] for c in row] for row in board["cells"]]
+        assert lines[: board["rows"]] == marks
+
+
+def test_settings_of_every_game_match_what_make_accepts():
+    for name in games.available():
+        for key, bound in games.settings_of(name).items():
+            games.make(name, **{key: bound["default"]})
+            with pytest.raises(ValueError, match=key):
+                games.make(name, **{key: bound["max"] + 1})
+            with pytest.raises(ValueError, match=key):
+                games.make(name, **{key: bound["min"] - 1})

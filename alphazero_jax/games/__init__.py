@@ -18,13 +18,35 @@ _FACTORIES: dict[str, Callable[..., Game]] = {
     connect_four.NAME: connect_four.make,
     tic_tac_toe.NAME: tic_tac_toe.make,
 }
+_LIMITS: dict[str, dict[str, tuple[int, int]]] = {
+    connect_four.NAME: connect_four.LIMITS,
+    tic_tac_toe.NAME: tic_tac_toe.LIMITS,
+}
 
-__all__ = ["available", "make", "replay", "replay_batch"]
+__all__ = ["available", "make", "replay", "replay_batch", "settings_of"]
 
 
 def available() -> tuple[str, ...]:
     """Names accepted by ``make``, sorted."""
     return tuple(sorted(_FACTORIES))
+
+
+def settings_of(name: str) -> dict[str, dict[str, int]]:
+    """Each setting of a registered game with its default and bounds, e.g.
+    ``{"rows": {"default": 6, "min": 4, "max": 10}, ...}``. A game may constrain settings
+    further together (Connect Four's ``connect`` is at most ``min(rows, cols)``); ``make``
+    checks everything.
+
+    Raises:
+      ValueError: for an unknown name.
+    """
+    if name not in _FACTORIES:
+        raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available())}.")
+    defaults = inspect.signature(_FACTORIES[name]).parameters
+    return {
+        key: {"default": defaults[key].default, "min": low, "max": high}
+        for key, (low, high) in _LIMITS[name].items()
+    }
 
 
 def make(name: str, **settings) -> Game:

@@ -155,22 +155,30 @@ def make_heuristic(layout: bb.Layout) -> Callable[[GridState], Array]:
     return heuristic
 
 
+def grid(layout: bb.Layout, state: GridState) -> list[list[int]]:
+    """``[rows][cols]`` cells, top row first: 0 empty, 1 first player's, 2 second's."""
+    board = np.asarray(state.board)
+    cells = []
+    for row in reversed(range(layout.rows)):
+        line = []
+        for col in range(layout.cols):
+            word, offset = divmod(layout.bit(row, col), 32)
+            owners = [p + 1 for p in (0, 1) if (int(board[p, word]) >> offset) & 1]
+            line.append(owners[0] if owners else 0)
+        cells.append(line)
+    return cells
+
+
+def to_json(layout: bb.Layout, state: GridState) -> dict:
+    """The position as ``{"rows", "cols", "cells"}`` (``grid``), for front ends."""
+    return {"rows": layout.rows, "cols": layout.cols, "cells": grid(layout, state)}
+
+
 def to_text(layout: bb.Layout, state: GridState, footer: str) -> str:
     """ASCII picture: ``X`` first player, ``O`` second, ``.`` empty, top row first."""
-    board = np.asarray(state.board)
-    rows = []
-    for row in reversed(range(layout.rows)):
-        chars = []
-        for col in range(layout.cols):
-            bit = layout.bit(row, col)
-            word, offset = divmod(bit, 32)
-            char = EMPTY_CHAR
-            for player in (0, 1):
-                if (int(board[player, word]) >> offset) & 1:
-                    char = STONE_CHARS[player]
-            chars.append(char)
-        rows.append(chars)
-    return "\n".join([*(" ".join(r) for r in rows), footer])
+    chars = (EMPTY_CHAR, *STONE_CHARS)
+    lines = [" ".join(chars[cell] for cell in line) for line in grid(layout, state)]
+    return "\n".join([*lines, footer])
 
 
 # Board transforms on [..., H, W, C] arrays; each works on NumPy and JAX arrays alike.

@@ -20,6 +20,8 @@ from alphazero_jax.games._validate import check_int
 from alphazero_jax.types import Array, Game
 
 NAME = "connect_four"
+# Each setting's bounds; connect is at most min(rows, cols) as well.
+LIMITS = {"rows": (4, 10), "cols": (4, 10), "connect": (3, 10)}
 _COLUMN_CHARS = "123456789a"
 
 
@@ -34,9 +36,9 @@ def make(*, rows: int = 6, cols: int = 7, connect: int = 4) -> Game:
     Returns:
       The game as pure functions; its states are ``_kinarow.GridState``.
     """
-    check_int(NAME, "rows", rows, 4, 10)
-    check_int(NAME, "cols", cols, 4, 10)
-    check_int(NAME, "connect", connect, 3, min(rows, cols))
+    check_int(NAME, "rows", rows, *LIMITS["rows"])
+    check_int(NAME, "cols", cols, *LIMITS["cols"])
+    check_int(NAME, "connect", connect, LIMITS["connect"][0], min(rows, cols))
     layout = bb.Layout(rows, cols, connect)
     padding = layout.mask([(rows, col) for col in range(cols)])  # the always-empty row
     top_bits = [divmod(layout.bit(rows - 1, col), 32) for col in range(cols)]
@@ -80,6 +82,7 @@ def make(*, rows: int = 6, cols: int = 7, connect: int = 4) -> Game:
         action_to_text=lambda action: _action_to_text(cols, action),
         actions_from_text=lambda text: _actions_from_text(cols, text),
         actions_to_text=lambda actions: "".join(_action_to_text(cols, a) for a in actions),
+        to_json=lambda state: _kinarow.to_json(layout, state),
     )
 
 

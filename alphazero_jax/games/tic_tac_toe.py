@@ -17,6 +17,8 @@ from alphazero_jax.games._validate import check_int
 from alphazero_jax.types import Array, Game
 
 NAME = "tic_tac_toe"
+# Each setting's bounds; connect is at most max(rows, cols) as well.
+LIMITS = {"rows": (3, 10), "cols": (3, 10), "connect": (3, 10)}
 _FILES = "abcdefghij"
 
 
@@ -31,9 +33,9 @@ def make(*, rows: int = 3, cols: int = 3, connect: int = 3) -> Game:
     Returns:
       The game as pure functions; its states are ``_kinarow.GridState``.
     """
-    check_int(NAME, "rows", rows, 3, 10)
-    check_int(NAME, "cols", cols, 3, 10)
-    check_int(NAME, "connect", connect, 3, max(rows, cols))
+    check_int(NAME, "rows", rows, *LIMITS["rows"])
+    check_int(NAME, "cols", cols, *LIMITS["cols"])
+    check_int(NAME, "connect", connect, LIMITS["connect"][0], max(rows, cols))
     layout = bb.Layout(rows, cols, connect)
     num_cells = rows * cols
 
@@ -75,6 +77,7 @@ def make(*, rows: int = 3, cols: int = 3, connect: int = 3) -> Game:
         action_to_text=lambda action: _action_to_text(rows, cols, action),
         actions_from_text=lambda text: _actions_from_text(rows, cols, text),
         actions_to_text=lambda actions: " ".join(_action_to_text(rows, cols, a) for a in actions),
+        to_json=lambda state: _kinarow.to_json(layout, state),
     )
 
 

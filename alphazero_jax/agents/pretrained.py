@@ -51,6 +51,13 @@ def available(folder: pathlib.Path | None = None) -> tuple[str, ...]:
     return tuple(sorted(p.name for p in folder.iterdir() if (p / AGENT_FILE).is_file()))
 
 
+def shipped(name: str, folder: pathlib.Path | None = None) -> list[dict[str, int]]:
+    """The settings of each shipped agent of the game ``name`` (from its ``agent.json``)."""
+    folder = directory() if folder is None else folder
+    described = [json.loads((folder / key / AGENT_FILE).read_text()) for key in available(folder)]
+    return [d["settings"] for d in described if d["game"] == name]
+
+
 def load(game: Game, folder: pathlib.Path | None = None) -> runs.RestoredNetwork:
     """The shipped network of ``game``, as ``runs.restore_network`` returns a run's.
 

@@ -48,6 +48,16 @@ def _one(state: State) -> State:
     return jax.tree.map(lambda x: x[None], state)
 
 
+def analyse_batch(agent: Agent, key: jax.Array, states: State) -> Analysis:
+    """The agent's analysis of a batch of positions, on the host: its ``analyse_fn``, or
+    only the actions of its ``act_fn`` (``value`` and ``shares`` None) when it has none.
+    Each is jitted once per agent and batch shape."""
+    if agent.analyse_fn is None:
+        actions = _jitted(agent.act_fn)(agent.params, key, states)
+        return Analysis(np.asarray(actions), None, None)
+    return jax.device_get(_jitted(agent.analyse_fn)(agent.params, key, states))
+
+
 class PlaySession:
     """A game of ``game`` against ``agent``; the human plays ``human`` (see ``SIDES``).
 
@@ -150,27 +160,33 @@ class PlaySession:
         self._push(actions[0])
         return actions[0]
 
-    def agent_move(self) -> AgentMove:
-        """Plays the agent's move (its turn, or any side with ``human="none"``)."""
+    def agent_move(self, computed: Analysis | None = None) -> AgentMove:
+        """Plays the agent's move (its turn, or any side with ``human="none"``).
+
+        Args:
+          computed: the agent's analysis of this position on a batch of one, made by the
+            caller (a server that batches the searches of many sessions); None: search now.
+        """
         if self.over:
             raise MoveError(f"The game is over ({self.result_text()}).")
         if self.human_to_move:
             raise MoveError("It is your turn, not the agent's.")
-        analysed = self.analyse()
+        analysed = self.analyse(computed)
         self._push(analysed.action)
         return analysed
 
-    def analyse(self) -> AgentMove:
+    def analyse(self, computed: Analysis | None = None) -> AgentMove:
         """The agent's move for the side to move, without playing it (a hint), with its
-        value and visit shares when it has a search."""
+        value and visit shares when it has a search. ``computed``: as in ``agent_move``."""
         if self.over:
             raise MoveError(f"The game is over ({self.result_text()}).")
-        key = jax.random.fold_in(self._key, len(self.actions))
-        if self.agent.analyse_fn is None:
-            action = _jitted(self.agent.act_fn)(self.agent.params, key, _one(self.state))
-            return self._described(int(action[0]), None)
-        analysis = _jitted(self.agent.analyse_fn)(self.agent.params, key, _one(self.state))
-        return self._described(int(analysis.action[0]), jax.device_get(analysis))
+        if computed is None:
+            computed = analyse_batch(self.agent, self.search_key(), _one(self.state))
+        return self._described(int(computed.action[0]), computed)
+
+    def search_key(self) -> jax.Array:
+        """The agent's key for the position now (one per ply, so a game replays)."""
+        return jax.random.fold_in(self._key, len(self.actions))
 
     def undo(self) -> list[int]:
         """Takes back the human's last move and the agent's reply to it; returns the
@@ -215,9 +231,9 @@ class PlaySession:
         self._states.append(_step_fn(self.game)(self.state, action))
         self.actions.append(action)
 
-    def _described(self, action: int, analysis: Analysis | None) -> AgentMove:
+    def _described(self, action: int, analysis: Analysis) -> AgentMove:
         move = self.game.action_to_text(action)
-        if analysis is None:
+        if analysis.shares is None:
             return AgentMove(action, move, None, None)
         shares = np.asarray(analysis.shares[0])
         named = {self.game.action_to_text(a): float(shares[a]) for a in self.legal_actions()}

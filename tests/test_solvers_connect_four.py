@@ -1,5 +1,6 @@
 """The Connect Four solver: hand-checked positions, a brute-force negamax on tiny boards,
-samples of Pascal Pons' benchmark sets, and the errors on bad move strings.
+samples of Pascal Pons' benchmark sets, the errors on bad move strings, and ``verdicts``
+with its node budget.
 
 Scores are Pons': from the side to move, a win scores (rows * cols + 1 - plies) // 2 with
 ``plies`` the stones on the board before the winning stone (22 minus the winner's stones at
@@ -150,3 +151,48 @@ def test_solver__rejects_finished_positions_and_bad_sizes():
         solver.move_scores(_FULL_4X4, rows=4, cols=4)
     with pytest.raises(ValueError, match="rows=8, cols=8"):
         solver.score("", rows=8, cols=8)
+
+
+def _sign(value):
+    return None if value is None else (value > 0) - (value < 0)
+
+
+@pytest.mark.parametrize(("set_name", "index"), [("Test_L3_R1", 0), ("Test_L2_R1", 1)])
+def test_verdicts__agree_with_the_signs_of_move_scores_and_pons(set_name, index):
+    position = pons.load(set_name)[index]
+    verdicts = solver.verdicts(position.moves, max_nodes=10**7)
+    assert verdicts == solver.move_scores(position.moves, weak=True)
+    assert verdicts == [_sign(s) for s in solver.move_scores(position.moves)]
+    assert max(v for v in verdicts if v is not None) == _sign(position.score)
+
+
+def test_verdicts__hand_positions():
+    # "414141": X's 4th stone in column 4 wins; any move but column 1 lets O's 4th stone in
+    # column 1 win; blocking there wins in the end (move_scores: 11). "33445": X's open three
+    # on the bottom row wins whatever O plays.
+    assert solver.verdicts("414141") == [1, -1, -1, 1, -1, -1, -1]
+    assert solver.verdicts("33445", max_nodes=1000) == [-1] * 7
+    assert solver.verdicts("1111", rows=4, cols=4)[0] is None  # a full column
+
+
+def test_verdicts__tiny_budget_raises_and_bad_positions_are_rejected():
+    with pytest.raises(solver.SearchLimitReached, match="max_nodes=10 "):
+        solver.verdicts("", max_nodes=10)
+    with pytest.raises(solver.SearchLimitReached, match="max_nodes=1,000 "):
+        solver.move_scores("44", max_nodes=1000)
+    with pytest.raises(ValueError, match="is over"):
+        solver.verdicts("4141414", max_nodes=10)
+    with pytest.raises(ValueError, match="max_nodes in"):
+        solver.verdicts("", max_nodes=-1)
+
+
+def test_verdicts__aborted_searches_leave_the_table_correct():
+    # Pons' Begin-Medium "2541266355551" (score -3: the side to move loses) needs > 3e5 nodes;
+    # searches cut off part way must not leave wrong bounds behind in the shared table.
+    moves = "2541266355551"
+    solver._tables(6, 7)[2][:] = 0  # an empty table (always correct), so the budgets run out
+    for max_nodes in (100, 3_000, 30_000, 100_000, 300_000):
+        with pytest.raises(solver.SearchLimitReached):
+            solver.verdicts(moves, max_nodes=max_nodes)
+    assert max(solver.verdicts(moves)) == -1
+    assert solver.score(moves) == -3

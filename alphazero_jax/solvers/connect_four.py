@@ -17,6 +17,10 @@ transposition table, and at the root a binary search on the score with null wind
 (confined to [-1, 1] when only win, draw or loss is asked for: ``weak=True``). The table
 holds true bounds on a position's score, so it is kept across calls (one per board size).
 The first call compiles (about 2.5 s; numba caches it on disk, then 0.6 s).
+
+A search can be given a budget of nodes (``max_nodes``; ``verdicts`` is the entry point for
+it): once the budget is spent the search unwinds at once without writing to the table, so an
+aborted search leaves only true bounds behind, and raises ``SearchLimitReached``.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from numba import njit
 _TABLE_BITS = 25  # 2**25 entries of 8 bytes: 256 MiB per board size.
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd, so key * _MIX (mod 2**64) is a bijection
 _UNKNOWN = 64  # a bound that says nothing: |score| <= 32 on every supported board
+_UNLIMITED = 1 << 62  # a node budget no search spends
 _U0, _U1, _U2, _U3 = np.uint64(0), np.uint64(1), np.uint64(2), np.uint64(3)
 _U8, _U16, _U56, _BYTE = np.uint64(8), np.uint64(16), np.uint64(56), np.uint64(0xFF)
 _M1 = np.uint64(0x5555555555555555)
@@ -84,9 +89,14 @@ def _store(table, key, shift, tag_mask, lower, upper):
 def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, scores):
     """Pons' score if it lies in (alpha, beta), else a bound beyond the window.
 
+    Each call spends one node of the budget ``scores[cells + 1, 0]`` (see ``_scratch``);
+    once it is below zero every call returns a meaningless 0 at once and stores nothing.
     Precondition: the side to move cannot win with its next stone.
     """
     rows, bottom, full, cells, shift, tag_mask = geometry
+    scores[cells + 1, 0] -= 1
+    if scores[cells + 1, 0] < 0:
+        return 0
     possible = (mask + bottom) & full
     opponent_wins = _winning_cells(position ^ mask, mask, rows, full)
     forced = possible & opponent_wins
@@ -130,6 +140,8 @@ def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, 
         score = -_negamax(
             child, mask | move, plies + 1, -beta, -alpha, geometry, order, table, moves, scores
         )
+        if scores[cells + 1, 0] < 0:  # aborted: the score means nothing, keep it out of table
+            return 0
         if score >= beta:
             _store(table, key, shift, tag_mask, score, _UNKNOWN)
             return score
@@ -145,6 +157,7 @@ def _solve(position, mask, plies, floor, ceiling, geometry, order, table, moves,
 
     The search looks for the score in [floor, ceiling] only: a score outside comes back
     as some bound beyond that side (with floor -1 and ceiling 1, just its sign is exact).
+    It stops, returning a meaningless 0, as soon as the budget (nodes left) is below zero.
     """
     rows, bottom, full, cells, _, _ = geometry
     possible = (mask + bottom) & full
@@ -162,11 +175,17 @@ def _solve(position, mask, plies, floor, ceiling, geometry, order, table, moves,
         result = _negamax(
             position, mask, plies, probe, probe + 1, geometry, order, table, moves, scores
         )
+        if scores[cells + 1, 0] < 0:
+            return 0
         if result <= probe:
             high = result
         else:
             low = result
     return low
+
+
+class SearchLimitReached(RuntimeError):
+    """The solver spent its node budget (``max_nodes``) before it settled the answer."""
 
 
 def check_size(rows: int, cols: int) -> None:
@@ -234,17 +253,40 @@ def _tables(rows: int, cols: int) -> tuple[tuple, np.ndarray, np.ndarray]:
     return geometry, order, np.zeros(1 << _TABLE_BITS, np.uint64)
 
 
-def _solve_bits(
-    position: int, mask: int, rows: int, cols: int, floor: int = -_UNKNOWN, ceiling: int = _UNKNOWN
-) -> int:
-    """The score of a position that is not won, if it lies in [floor, ceiling]; else a
-    bound beyond the side it lies on."""
-    geometry, order, table = _tables(rows, cols)
+def _scratch(rows: int, cols: int, max_nodes: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """(moves, scores): the searches' working rows, one per ply, for one or more searches.
+
+    The last row of ``scores`` holds the node budget, [nodes left, max_nodes, 0, ...]:
+    searches sharing these arrays share the budget. (A row here rather than an argument of
+    its own: one more array passed through the recursion costs about 5% in speed.)
+    """
+    if max_nodes is None:
+        max_nodes = _UNLIMITED
+    elif not 0 <= max_nodes < _UNLIMITED:
+        raise ValueError(f"Expected max_nodes in [0, 2**62) or None, got {max_nodes}.")
     cells = rows * cols
     moves = np.zeros((cells + 1, cols), np.uint64)
-    scores = np.zeros((cells + 1, cols), np.int64)
+    scores = np.zeros((cells + 2, cols), np.int64)
+    scores[cells + 1, :2] = max_nodes
+    return moves, scores
+
+
+def _solve_bits(
+    position: int,
+    mask: int,
+    rows: int,
+    cols: int,
+    floor: int = -_UNKNOWN,
+    ceiling: int = _UNKNOWN,
+    scratch: tuple[np.ndarray, np.ndarray] | None = None,
+) -> int:
+    """The score of a position that is not won, if it lies in [floor, ceiling]; else a
+    bound beyond the side it lies on. Spends the budget in ``scratch`` (``_scratch``; None:
+    unlimited) and raises ``SearchLimitReached`` when it runs out."""
+    moves, scores = _scratch(rows, cols, None) if scratch is None else scratch
+    geometry, order, table = _tables(rows, cols)
     plies = mask.bit_count()
-    return int(
+    result = int(
         _solve(
             np.uint64(position),
             np.uint64(mask),
@@ -258,11 +300,26 @@ def _solve_bits(
             scores,
         )
     )
+    nodes_left, max_nodes = scores[-1, :2]
+    if nodes_left < 0:
+        raise SearchLimitReached(
+            f"The solver searched max_nodes={int(max_nodes):,} positions without settling the "
+            f"answer; expected a larger max_nodes, or None for no limit (which can take minutes "
+            f"near the start of a 6x7 game)."
+        )
+    return result
 
 
-def _sign(position: int, mask: int, rows: int, cols: int, floor: int = -1) -> int:
+def _sign(
+    position: int,
+    mask: int,
+    rows: int,
+    cols: int,
+    floor: int = -1,
+    scratch: tuple[np.ndarray, np.ndarray] | None = None,
+) -> int:
     """1, 0 or -1: win, draw or loss for the side to move (a score >= floor is known)."""
-    return int(np.sign(_solve_bits(position, mask, rows, cols, floor, 1)))
+    return int(np.sign(_solve_bits(position, mask, rows, cols, floor, 1, scratch)))
 
 
 def score(moves: str, *, rows: int = 6, cols: int = 7, weak: bool = False) -> int:
@@ -293,7 +350,12 @@ def score(moves: str, *, rows: int = 6, cols: int = 7, weak: bool = False) -> in
 
 
 def move_scores(
-    moves: str, *, rows: int = 6, cols: int = 7, weak: bool = False
+    moves: str,
+    *,
+    rows: int = 6,
+    cols: int = 7,
+    weak: bool = False,
+    max_nodes: int | None = None,
 ) -> list[int | None]:
     """The score of playing each column, for the side to move now.
 
@@ -302,6 +364,8 @@ def move_scores(
         rows: board height.
         cols: board width (at most 9).
         weak: only the sign of each score (1, 0 or -1), as in ``score``.
+        max_nodes: the most positions searched, over all columns together (some 5 million
+            a second); None: no limit.
 
     Returns:
         [cols] scores, index c for column c + 1, None for a full column; the best equals
@@ -310,20 +374,54 @@ def move_scores(
 
     Raises:
         ValueError: as ``score``, and for a full board: the position is over.
+        SearchLimitReached: ``max_nodes`` were searched before every score was known.
     """
     position, mask, won = _replay(moves, rows, cols)
     if won or mask.bit_count() == rows * cols:
         raise ValueError(f"The position {moves!r} is over (won or full): it has no moves.")
-    return move_scores_bits(position, mask, rows, cols, weak=weak)
+    return move_scores_bits(position, mask, rows, cols, weak=weak, max_nodes=max_nodes)
+
+
+def verdicts(
+    moves: str, *, rows: int = 6, cols: int = 7, max_nodes: int | None = None
+) -> list[int | None]:
+    """Whether playing each column wins, draws or loses, within a budget of nodes.
+
+    ``move_scores(moves, weak=True, max_nodes=max_nodes)``: meant for callers that must
+    answer quickly (a web page), which treat ``SearchLimitReached`` as "unknown".
+
+    Args:
+        moves: the columns played, 1-based digits, first player first (e.g. "4453").
+        rows: board height.
+        cols: board width (at most 9).
+        max_nodes: the most positions searched, over all columns together (some 5 million
+            a second); None: no limit (minutes near the start of a 6x7 game).
+
+    Returns:
+        [cols] verdicts for the side to move, index c for column c + 1: 1 (playing it
+        wins), 0 (draws) or -1 (loses) under perfect play after it; None for a full column.
+
+    Raises:
+        ValueError: as ``move_scores``.
+        SearchLimitReached: ``max_nodes`` were searched before every verdict was known.
+    """
+    return move_scores(moves, rows=rows, cols=cols, weak=True, max_nodes=max_nodes)
 
 
 def move_scores_bits(
-    position: int, mask: int, rows: int, cols: int, *, weak: bool = False
+    position: int,
+    mask: int,
+    rows: int,
+    cols: int,
+    *,
+    weak: bool = False,
+    max_nodes: int | None = None,
 ) -> list[int | None]:
     """``move_scores`` of a bitboard (this module's layout) that is not won and not full."""
+    scratch = _scratch(rows, cols, max_nodes)  # one budget for all the searches
     win = (rows * cols + 1 - mask.bit_count()) // 2
     # Weak: the position's own sign first bounds its moves' (and warms the table for them).
-    best = _sign(position, mask, rows, cols) if weak else None
+    best = _sign(position, mask, rows, cols, scratch=scratch) if weak else None
     result: list[int | None] = []
     for column in range(cols):
         bottom = 1 << (column * (rows + 1))
@@ -333,10 +431,10 @@ def move_scores_bits(
         elif _has_four(position | move, rows):
             result.append(1 if weak else win)
         elif not weak:
-            result.append(-_solve_bits(position ^ mask, mask | move, rows, cols))
+            result.append(-_solve_bits(position ^ mask, mask | move, rows, cols, scratch=scratch))
         elif best == -1:  # every move loses
             result.append(-1)
         else:  # after any move of a drawn position the opponent's score is >= 0
             floor = 0 if best == 0 else -1
-            result.append(-_sign(position ^ mask, mask | move, rows, cols, floor))
+            result.append(-_sign(position ^ mask, mask | move, rows, cols, floor, scratch))
     return result

@@ -4,6 +4,8 @@
 #   make test   -- create .venv, install the package with its test extra, lint and test.
 #   make play   -- play Connect Four in the terminal against the shipped agent
 #                  (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).
+#   make serve  -- play in a browser: http://127.0.0.1:8000/ (SERVE_ARGS="--host=0.0.0.0"
+#                  for the whole network; see the README's warning).
 #   make bench  -- also install the bench extra (pgx) and run the benchmark scripts.
 # JAX 0.11 and newer need Python >= 3.12: the first interpreter that has it (on PATH, or
 # installed by pyenv), else python3 (which gets JAX 0.10).
@@ -16,8 +18,9 @@ BIN := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
 TRAIN_ARGS ?=
 PLAY_ARGS ?=
+SERVE_ARGS ?=
 
-.PHONY: train play test lint bench clean
+.PHONY: train play serve test lint browser bench clean
 
 $(BIN)/python:
 	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version))"
@@ -39,11 +42,26 @@ train: $(VENV)/.installed-test
 play: $(VENV)/.installed-test
 	$(BIN)/python -m experiments.play --game=connect_four $(PLAY_ARGS)
 
+serve: $(VENV)/.installed-test
+	$(BIN)/python -m experiments.serve $(SERVE_ARGS)
+
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
+# The browser tests drive Debian's Chromium; as root with apt-get, make test installs it.
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's chromium and chromium-driver for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends chromium chromium-driver >/dev/null; \
+	  else \
+	    echo "No chromium/chromedriver (and not root with apt-get): browser tests will skip"; \
+	  fi; \
+	fi
+
+test: lint browser
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-bench

@@ -1,0 +1,573 @@
+"""Browser play and its JSON API: ``create_app(ServerConfig())`` is an ASGI app (FastAPI).
+
+``python -m experiments.serve`` runs it with uvicorn. The page (``static/``: plain HTML,
+CSS and JavaScript, one small drawing module per game) uses nothing but the API:
+
+| method and path | what it does |
+| --- | --- |
+| ``GET /api/games`` | the games, their settings with bounds, the agents and strengths |
+| ``GET /api/stats`` | sessions held, searches run, positions searched, warm-up done |
+| ``POST /api/sessions`` | a new game: ``{game, settings, agent, simulations, human, moves}`` |
+| ``GET /api/sessions/{id}`` | the session |
+| ``POST /api/sessions/{id}/moves`` | ``{"move": "4"}``: the human's move, then the agent's |
+| ``POST /api/sessions/{id}/agent-move`` | the agent's move when it is its turn |
+| ``POST /api/sessions/{id}/undo`` | takes back the human's last move and the reply |
+| ``POST /api/sessions/{id}/hint`` | the agent's move and search for the side to move |
+| ``GET /api/sessions/{id}/verdicts`` | Connect Four: the solver's win/draw/loss per column |
+| ``DELETE /api/sessions/{id}`` | ends the session |
+
+A session is returned as ``{id, game, settings, agent, human, moves, text, board,
+legal_moves, to_move, human_to_move, over, result, winner, reply}``; ``reply`` lists the
+agent's moves made by the request, each ``{move, player, value, shares}`` (``value`` for
+the side that moved, ``shares`` the search's visit share per legal move).
+
+Bad input gets a 4xx answer ``{"error": "..."}`` that says what was expected, and leaves
+the session as it was. Sessions expire after ``idle_seconds`` without a request and at most
+``max_sessions`` exist at once. Agents are those of ``agents.from_spec`` that need no file
+of the user's: ``az:pretrained`` (the shipped network), ``mcts``, ``minimax``, ``greedy``
+and ``random``, with bounded strengths. The searches of all sessions that play the same
+agent are batched (``batching.Batcher``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import pathlib
+import secrets
+import time
+from typing import Any, Literal
+
+import fastapi
+import jax
+from fastapi import exceptions, responses, staticfiles
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from alphazero_jax import agents, games
+from alphazero_jax.agents import pretrained
+from alphazero_jax.play import batching
+from alphazero_jax.play.batching import DEFAULT_SIZES, Batcher
+from alphazero_jax.play.session import SIDES, AgentMove, MoveError, PlaySession, analyse_batch
+from alphazero_jax.types import Agent, Game
+
+STATIC = pathlib.Path(__file__).parent / "static"
+TITLES = {"connect_four": "Connect Four", "tic_tac_toe": "Tic-Tac-Toe"}
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerConfig:
+    """How the server bounds its work.
+
+    Attributes:
+      max_sessions: sessions kept at once; a new one beyond is refused (503).
+      idle_seconds: a session with no request for this long is dropped.
+      max_body_bytes: larger request bodies are refused (413).
+      batch_sizes: the batch sizes each agent compiles for; ``(1,)`` searches one
+        position at a time.
+      batch_wait: seconds a search waits for others to join its batch.
+      verdict_nodes: the solver's node budget for one verdict request; beyond it the
+        verdicts are reported unknown (the opening can take minutes to solve).
+      max_simulations, max_depth: the strongest network/MCTS search and alpha-beta depth a
+        client may ask for.
+      warm_up: compile the shipped agents' searches (at their default strength, every
+        batch size) when the server starts, so that players do not wait for compiles.
+    """
+
+    max_sessions: int = 500
+    idle_seconds: float = 1800.0
+    max_body_bytes: int = 16_384
+    batch_sizes: tuple[int, ...] = DEFAULT_SIZES
+    batch_wait: float = 0.002
+    verdict_nodes: int = 3_000_000
+    max_simulations: int = 1024
+    max_depth: int = 6
+    warm_up: bool = False
+
+    def __post_init__(self):
+        sizes = self.batch_sizes
+        if not sizes or list(sizes) != sorted(set(sizes)) or sizes[0] < 1:
+            raise ValueError(f"batch_sizes: expected ascending integers >= 1, got {sizes!r}.")
+        if self.max_sessions < 1 or self.idle_seconds <= 0 or self.max_body_bytes < 1024:
+            raise ValueError(
+                "Expected max_sessions >= 1, idle_seconds > 0 and max_body_bytes >= 1024, got "
+                f"{self.max_sessions}, {self.idle_seconds}, {self.max_body_bytes}."
+            )
+
+
+class ApiError(Exception):
+    """An answer other than 200: HTTP ``status`` with the message in ``{"error": ...}``."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+# -- requests ------------------------------------------------------------------------------
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class NewSession(_Strict):
+    game: str = Field(description="A game of GET /api/games.")
+    settings: dict[str, int] = Field(default_factory=dict, description="e.g. rows, cols.")
+    agent: str = Field(default="az:pretrained", description="An agent spec, e.g. mcts:200.")
+    simulations: int | None = Field(default=None, description="A search's simulations.")
+    human: Literal["first", "second", "none"] = "first"
+    moves: str = Field(default="", max_length=400, description="A move list to start from.")
+
+
+class Move(_Strict):
+    move: str = Field(max_length=40, description="One move in the game's notation.")
+
+
+# -- agents --------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentKind:
+    kind: str
+    label: str
+    strength: str | None  # what the number after the colon means
+    low: int = 0
+    default: int = 0
+
+
+def agent_kinds(config: ServerConfig) -> tuple[AgentKind, ...]:
+    return (
+        AgentKind("az:pretrained", "AlphaZero (shipped network)", "simulations", 0, 32),
+        AgentKind("mcts", "MCTS with random playouts", "simulations", 1, 400),
+        AgentKind("minimax", "Alpha-beta on a heuristic", "depth", 1, 4),
+        AgentKind("greedy", "Greedy", None),
+        AgentKind("random", "Random", None),
+    )
+
+
+def strongest(config: ServerConfig, kind: AgentKind) -> int:
+    """The largest strength a client may ask of ``kind``."""
+    return config.max_simulations if kind.strength == "simulations" else config.max_depth
+
+
+def served_spec(config: ServerConfig, spec: str, simulations: int | None) -> str:
+    """The spec of an agent the server plays, with its strength (``simulations`` replaces a
+    search's); ApiError(422) for any other."""
+    kinds = {kind.kind: kind for kind in agent_kinds(config)}
+    spec = spec.strip()
+    name = next((k for k in kinds if spec == k or spec.startswith(k + ":")), None)
+    if name is None:
+        raise ApiError(
+            422,
+            f"agent: expected one of {', '.join(kinds)} (with ':<strength>' where it has "
+            f"one), got {spec!r}. Agents from files (az:<run>) are not served.",
+        )
+    kind, argument = kinds[name], spec[len(name) + 1 :]
+    if kind.strength is None:
+        if argument or simulations is not None:
+            raise ApiError(422, f"agent {name!r} takes no strength, got {spec!r}.")
+        return name
+    if simulations is not None:
+        if kind.strength != "simulations":
+            raise ApiError(422, f"simulations: {name} has a depth, not simulations.")
+        argument = str(simulations)
+    high = strongest(config, kind)
+    if not argument:
+        return f"{name}:{kind.default}"
+    if not (argument.isascii() and argument.isdigit() and kind.low <= int(argument) <= high):
+        raise ApiError(
+            422,
+            f"{kind.strength} of {name}: expected an integer in [{kind.low}, {high}], "
+            f"got {argument!r}.",
+        )
+    return f"{name}:{int(argument)}"
+
+
+# -- sessions ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Entry:
+    session: PlaySession
+    batcher: Batcher
+    lock: asyncio.Lock
+    used: float
+
+
+class Server:
+    """The sessions and the agents (one ``Batcher`` per game and agent spec)."""
+
+    def __init__(self, config: ServerConfig):
+        self.config = config
+        self.sessions: dict[str, Entry] = {}
+        self.batchers: dict[tuple[Game, str], Batcher] = {}
+        self.solver_lock = asyncio.Lock()
+        self.warm = not config.warm_up  # True once the warm-up compiled everything
+
+    def batcher(self, game: Game, spec: str) -> Batcher:
+        if (game, spec) not in self.batchers:
+            try:
+                agent: Agent = agents.from_spec(game, spec)
+            except ValueError as error:
+                raise ApiError(422, f"agent: {error}") from error
+            self.batchers[game, spec] = Batcher(
+                agent, sizes=self.config.batch_sizes, wait=self.config.batch_wait
+            )
+        return self.batchers[game, spec]
+
+    def expire(self, now: float) -> None:
+        for key in [k for k, e in self.sessions.items() if now - e.used > self.config.idle_seconds]:
+            del self.sessions[key]
+
+    def entry(self, session_id: str) -> Entry:
+        self.expire(time.monotonic())
+        if session_id not in self.sessions:
+            raise ApiError(
+                404, f"Unknown session {session_id!r}: it never existed, expired or ended."
+            )
+        entry = self.sessions[session_id]
+        entry.used = time.monotonic()
+        return entry
+
+    async def warm_up(self) -> None:
+        """Compiles each shipped agent's search at its default strength for every batch
+        size (a batch of one for every game first), in a worker thread."""
+        default = next(k for k in agent_kinds(self.config) if k.kind == "az:pretrained")
+        batchers = []
+        for name in games.available():
+            for settings in pretrained.shipped(name):
+                game = games.make(name, **settings)
+                start = game.init(jax.random.key(0))
+                batchers.append((self.batcher(game, f"{default.kind}:{default.default}"), start))
+        for size in self.config.batch_sizes:
+            for batcher, start in batchers:
+                states = batching.stack([start], size)
+                await asyncio.to_thread(analyse_batch, batcher.agent, jax.random.key(0), states)
+        self.warm = True
+
+    async def close(self) -> None:
+        for batcher in self.batchers.values():
+            await batcher.close()
+
+
+def _reply(analysed: AgentMove, player: int) -> dict[str, Any]:
+    return {
+        "move": analysed.move,
+        "player": player,
+        "value": analysed.value,
+        "shares": analysed.shares,
+    }
+
+
+def view(session_id: str, entry: Entry, reply: list[dict] | None = None) -> dict[str, Any]:
+    """A session as the API returns it."""
+    session = entry.session
+    return {
+        "id": session_id,
+        "game": session.game.name,
+        "settings": dict(session.game.settings),
+        "agent": session.agent.name,
+        "human": session.human,
+        "moves": session.moves_text(),
+        "text": session.board_text(),
+        "board": session.game.to_json(session.state),
+        "legal_moves": session.legal_moves(),
+        "to_move": session.player,
+        "human_to_move": session.human_to_move,
+        "over": session.over,
+        "result": session.result_text(),
+        "winner": session.winner,
+        "reply": reply or [],
+    }
+
+
+async def _agent_turns(entry: Entry, *, once: bool = False) -> list[dict]:
+    """Plays the agent's moves until the human is to move or the game ends (one move when
+    ``once`` or the agent plays both sides)."""
+    session, played = entry.session, []
+    while not session.over and not session.human_to_move:
+        player = session.player
+        computed = await entry.batcher.analyse(session.state)
+        played.append(_reply(session.agent_move(computed), player))
+        if once or session.human == "none":
+            break
+    return played
+
+
+def _verdicts(game: Game, moves: str, max_nodes: int) -> dict[str, Any]:
+    from alphazero_jax.solvers import connect_four as solver
+
+    settings = dict(game.settings)
+    try:
+        scores = solver.verdicts(
+            moves, rows=settings["rows"], cols=settings["cols"], max_nodes=max_nodes
+        )
+    except solver.SearchLimitReached:
+        return {"verdicts": None, "reason": "too far from the end to solve quickly"}
+    named = {
+        game.action_to_text(column): ("win", "draw", "loss")[1 - score]
+        for column, score in enumerate(scores)
+        if score is not None
+    }
+    return {"verdicts": named, "reason": None}
+
+
+def solvable(game: Game) -> bool:
+    """Whether the solver gives verdicts for ``game`` (Connect Four, four in a row, a board
+    that fits its bitboard)."""
+    if game.name != "connect_four" or dict(game.settings)["connect"] != 4:
+        return False
+    from alphazero_jax.solvers import connect_four as solver
+
+    try:
+        solver.check_size(dict(game.settings)["rows"], dict(game.settings)["cols"])
+    except ValueError:
+        return False
+    return True
+
+
+# -- the app -------------------------------------------------------------------------------
+
+
+def _error(status: int, message: str) -> responses.JSONResponse:
+    return responses.JSONResponse({"error": message}, status_code=status)
+
+
+def _describe_validation(error: exceptions.RequestValidationError) -> tuple[int, str]:
+    problems = []
+    for item in error.errors():
+        if item.get("type") == "json_invalid":
+            return 400, "The body is not valid JSON; expected a JSON object."
+        where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
+        problem = f"{where or 'body'}: {item.get('msg', 'invalid')}"
+        received = item.get("input")
+        if item.get("type") != "missing":
+            problem += f", got {json.dumps(received) if _scalar(received) else _kind(received)}"
+        problems.append(problem)
+    return 422, "; ".join(problems) + "."
+
+
+def _scalar(value: object) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def _kind(value: object) -> str:
+    return {dict: "an object", list: "an array"}.get(type(value), type(value).__name__)
+
+
+class _BodyLimit:
+    """ASGI middleware: reads a request's body first, at most ``limit`` bytes; a larger one
+    (by its Content-Length or as it arrives) gets a 413 before the app sees it."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope["headers"]).get(b"content-length")
+        refused = _error(
+            413, f"The request body is too large: expected at most {self.limit} bytes."
+        )
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            return await refused(scope, receive, send)
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return None
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limit:
+                return await refused(scope, receive, send)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        delivered = False
+
+        async def replay():
+            nonlocal delivered
+            if delivered:
+                return await receive()
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        return await self.app(scope, replay, send)
+
+
+def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
+    """The ASGI app: the API under ``/api`` and the page at ``/``."""
+    config = config or ServerConfig()
+    server = Server(config)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: fastapi.FastAPI):
+        warming = asyncio.create_task(server.warm_up()) if config.warm_up else None
+        yield
+        if warming is not None:
+            warming.cancel()
+        await server.close()
+
+    # No /docs: its page loads scripts from the internet. The schema is /api/openapi.json.
+    app = fastapi.FastAPI(
+        title="alphazero_jax play",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+    app.state.server = server
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: fastapi.Request, error: ApiError):
+        return _error(error.status, error.message)
+
+    @app.exception_handler(exceptions.RequestValidationError)
+    async def invalid(request: fastapi.Request, error: exceptions.RequestValidationError):
+        return _error(*_describe_validation(error))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: fastapi.Request, error: StarletteHTTPException):
+        return _error(error.status_code, str(error.detail))
+
+    @app.get("/api/games")
+    async def list_games() -> dict:
+        listed = []
+        for name in games.available():
+            shipped = pretrained.shipped(name)
+            kinds = []
+            for kind in agent_kinds(config):
+                described = {"spec": kind.kind, "label": kind.label, "strength": None}
+                if kind.strength:
+                    described["strength"] = {
+                        "name": kind.strength,
+                        "min": kind.low,
+                        "max": strongest(config, kind),
+                        "default": kind.default,
+                    }
+                described["only_settings"] = shipped if kind.kind == "az:pretrained" else None
+                kinds.append(described)
+            listed.append(
+                {
+                    "name": name,
+                    "title": TITLES.get(name, name),
+                    "settings": games.settings_of(name),
+                    "agents": kinds,
+                    "solver": name == "connect_four",
+                }
+            )
+        return {"games": listed, "sides": list(SIDES)}
+
+    @app.get("/api/stats")
+    async def stats() -> dict:
+        server.expire(time.monotonic())
+        return {
+            "sessions": len(server.sessions),
+            "warm": server.warm,
+            "batches": sum(b.batches for b in server.batchers.values()),
+            "positions": sum(b.positions for b in server.batchers.values()),
+        }
+
+    @app.post("/api/sessions")
+    async def new_session(request: NewSession) -> dict:
+        try:
+            game = games.make(request.game, **request.settings)
+        except ValueError as error:
+            raise ApiError(422, str(error)) from error
+        spec = served_spec(config, request.agent, request.simulations)
+        batcher = server.batcher(game, spec)
+        session = PlaySession(game, batcher.agent, human=request.human, seed=secrets.randbits(31))
+        try:
+            session.set_moves(request.moves)
+        except MoveError as error:
+            raise ApiError(422, f"moves: {error}") from error
+        now = time.monotonic()
+        server.expire(now)
+        if len(server.sessions) >= config.max_sessions:
+            raise ApiError(
+                503,
+                f"The server holds its maximum of {config.max_sessions} sessions; "
+                "try again later or end one (DELETE /api/sessions/<id>).",
+            )
+        session_id = secrets.token_urlsafe(12)
+        entry = Entry(session, batcher, asyncio.Lock(), now)
+        server.sessions[session_id] = entry
+        async with entry.lock:
+            reply = [] if request.human == "none" else await _agent_turns(entry)
+            return view(session_id, entry, reply)
+
+    @app.get("/api/sessions/{session_id}")
+    async def get_session(session_id: str) -> dict:
+        return view(session_id, server.entry(session_id))
+
+    @app.delete("/api/sessions/{session_id}")
+    async def end_session(session_id: str) -> dict:
+        server.entry(session_id)
+        del server.sessions[session_id]
+        return {"deleted": session_id}
+
+    @app.post("/api/sessions/{session_id}/moves")
+    async def move(session_id: str, request: Move) -> dict:
+        entry = server.entry(session_id)
+        async with entry.lock:
+            session = entry.session
+            if session.human == "none":
+                raise ApiError(409, "The agent plays both sides in this session; no moves.")
+            if not session.over and not session.human_to_move:
+                raise ApiError(409, "It is the agent's turn, not yours.")
+            try:
+                session.play(request.move)
+            except MoveError as error:
+                raise ApiError(409 if session.over else 422, str(error)) from error
+            return view(session_id, entry, await _agent_turns(entry))
+
+    @app.post("/api/sessions/{session_id}/agent-move")
+    async def agent_move(session_id: str) -> dict:
+        entry = server.entry(session_id)
+        async with entry.lock:
+            if entry.session.over:
+                raise ApiError(409, f"The game is over ({entry.session.result_text()}).")
+            if entry.session.human_to_move:
+                raise ApiError(409, "It is your turn, not the agent's.")
+            return view(session_id, entry, await _agent_turns(entry, once=True))
+
+    @app.post("/api/sessions/{session_id}/undo")
+    async def undo(session_id: str) -> dict:
+        entry = server.entry(session_id)
+        async with entry.lock:
+            try:
+                entry.session.undo()
+            except MoveError as error:
+                raise ApiError(409, str(error)) from error
+            return view(session_id, entry)
+
+    @app.post("/api/sessions/{session_id}/hint")
+    async def hint(session_id: str) -> dict:
+        entry = server.entry(session_id)
+        async with entry.lock:
+            session = entry.session
+            if session.over:
+                raise ApiError(409, f"The game is over ({session.result_text()}).")
+            computed = await entry.batcher.analyse(session.state)
+            return _reply(session.analyse(computed), session.player)
+
+    @app.get("/api/sessions/{session_id}/verdicts")
+    async def verdicts(session_id: str) -> dict:
+        entry = server.entry(session_id)
+        session = entry.session
+        if not solvable(session.game):
+            raise ApiError(
+                409,
+                "The solver gives verdicts for Connect Four with four in a row on "
+                "boards up to (rows + 1) * cols <= 64 only.",
+            )
+        if session.over:
+            return {"verdicts": {}, "reason": "the game is over"}
+        moves = session.moves_text()
+        async with server.solver_lock:  # one solver (and its table) per process
+            return await asyncio.to_thread(_verdicts, session.game, moves, config.verdict_nodes)
+
+    app.mount("/", staticfiles.StaticFiles(directory=STATIC, html=True), name="page")
+    app.add_middleware(_BodyLimit, limit=config.max_body_bytes)
+    return app

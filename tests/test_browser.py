@@ -1,0 +1,213 @@
+"""The play page in a real browser: headless Chromium (Debian's ``chromium`` and
+``chromium-driver``) driven by Selenium against the server on loopback.
+
+Without Chromium the tests skip, unless ``REQUIRE_BROWSER=1`` (set by ``make test`` where it
+could install the browser, and so in CI), which makes them fail instead. Screenshots go to
+``$SCREENSHOT_DIR`` when it is set.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import socket
+import threading
+import time
+
+import numpy as np
+import pytest
+
+selenium = pytest.importorskip("selenium")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+PONS_POSITION = "5554224333234511764415115"
+WAIT_SECONDS = 180  # the first search compiles; two cores shared with other tests
+
+
+def _missing_browser() -> None:
+    message = "Debian's chromium and chromium-driver are not installed"
+    if os.environ.get("REQUIRE_BROWSER") == "1":
+        pytest.fail(message + " (REQUIRE_BROWSER=1)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def url():
+    import uvicorn
+
+    from alphazero_jax.play import web
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(web.create_app(), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}/"
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def driver():
+    if not (CHROMIUM and DRIVER):
+        _missing_browser()
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    options.add_argument("--window-size=1100,760")
+    browser = webdriver.Chrome(service=Service(DRIVER), options=options)
+    yield browser
+    browser.quit()
+
+
+def _shot(driver, name: str, tmp_path: pathlib.Path) -> pathlib.Path:
+    folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(folder / name))
+    return folder / name
+
+
+def _over(driver) -> bool:
+    return "Moves:" in driver.find_element(By.ID, "status").text
+
+
+def _settled(driver) -> bool:
+    """No request running, and the human to move or the game over."""
+    board = driver.find_element(By.ID, "board")
+    status = driver.find_element(By.ID, "status").text
+    return "busy" not in board.get_attribute("class") and (
+        status.startswith("Your move") or _over(driver)
+    )
+
+
+def _wait_settled(driver) -> None:
+    WebDriverWait(driver, WAIT_SECONDS).until(_settled)
+    errors = driver.find_element(By.ID, "error").text
+    assert not errors, errors
+
+
+def _moves(driver) -> str:
+    return driver.find_element(By.ID, "moves").get_attribute("value")
+
+
+def _count(game: str, moves: str) -> int:
+    return len(moves) if game == "connect_four" else len(moves.split())
+
+
+def _start(driver, url: str, game: str, human: str) -> None:
+    driver.get(url)
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, f"#game option[value={game}]")
+    )
+    _wait_settled(driver)  # the page starts a game of its own first
+    Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    Select(driver.find_element(By.ID, "human")).select_by_value(human)
+    driver.find_element(By.ID, "new-game").click()
+    _wait_settled(driver)
+
+
+def _play_to_the_end(driver, game: str, selector: str, seed: int) -> list[str]:
+    """Clicks random legal moves, undoing once after the third; returns the search notes
+    shown after each of the human's moves."""
+    rng = np.random.default_rng(seed)
+    notes = []
+    while not _over(driver):
+        before = _count(game, _moves(driver))
+        legal = sorted(
+            {c.get_attribute("data-move") for c in driver.find_elements(By.CSS_SELECTOR, selector)}
+        )
+        assert legal, "no legal move to click while it is the human's turn"
+        move = str(rng.choice(legal))
+        driver.find_element(By.CSS_SELECTOR, f'{selector}[data-move="{move}"]').click()
+        WebDriverWait(driver, WAIT_SECONDS).until(lambda d, n=before: _count(game, _moves(d)) > n)
+        _wait_settled(driver)
+        played = _count(game, _moves(driver)) - before
+        assert played == 2 or (played == 1 and _over(driver)), (before, _moves(driver))
+        notes.append(driver.find_element(By.ID, "search-note").text)
+        if len(notes) == 3 and not _over(driver):
+            driver.find_element(By.ID, "undo").click()
+            WebDriverWait(driver, WAIT_SECONDS).until(
+                lambda d, n=before: _count(game, _moves(d)) == n  # both moves taken back
+            )
+            _wait_settled(driver)
+    return notes
+
+
+def _stones(driver, selector: str) -> int:
+    return len(driver.find_elements(By.CSS_SELECTOR, f"{selector}.p1, {selector}.p2"))
+
+
+def test_connect_four_as_second_player(driver, url, tmp_path):
+    _start(driver, url, "connect_four", "second")
+    assert len(_moves(driver)) == 1  # the agent opened
+    assert _stones(driver, ".c4-slot") == 1
+    assert "The agent played" in driver.find_element(By.ID, "search-note").text
+    assert driver.find_element(By.ID, "eval-text").text.startswith("Red ")
+    notes = _play_to_the_end(driver, "connect_four", ".c4-slot:not(.disabled)", seed=1)
+    assert all(note.startswith("The agent played") for note in notes[:-1])
+    status = driver.find_element(By.ID, "status").text
+    assert status.split(".")[0] in ("You win", "The agent wins", "Draw"), status
+    moves = _moves(driver)
+    assert _stones(driver, ".c4-slot") == len(moves) and moves in status
+    _shot(driver, "connect_four_end.png", tmp_path)
+    # A pasted position from Pons' test set (Test_L2_R1, its labels LLLL.WL: column 6
+    # wins, column 5 is full, the others lose), with the solver's verdicts shown.
+    driver.find_element(By.ID, "moves").clear()
+    driver.find_element(By.ID, "moves").send_keys(PONS_POSITION)
+    driver.find_element(By.ID, "load-moves").click()
+    _wait_settled(driver)
+    assert _moves(driver) == PONS_POSITION and _stones(driver, ".c4-slot") == len(PONS_POSITION)
+    driver.find_element(By.ID, "verdicts").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "[data-verdict]")
+    )
+    shown = {
+        tag.get_attribute("data-verdict"): tag.text
+        for tag in driver.find_elements(By.CSS_SELECTOR, "[data-verdict]")
+    }
+    assert shown == {"1": "loss", "2": "loss", "3": "loss", "4": "loss", "6": "win", "7": "loss"}
+    driver.find_element(By.ID, "hint").click()  # the agent's search on top of the verdicts
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: "suggests" in d.find_element(By.ID, "search-note").text
+    )
+    assert _moves(driver) == PONS_POSITION
+    _shot(driver, "connect_four.png", tmp_path)
+
+
+def test_tic_tac_toe_as_second_player_with_a_hint(driver, url, tmp_path):
+    _start(driver, url, "tic_tac_toe", "second")
+    assert _count("tic_tac_toe", _moves(driver)) == 1
+    driver.find_element(By.ID, "hint").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: "suggests" in d.find_element(By.ID, "search-note").text
+    )
+    assert _count("tic_tac_toe", _moves(driver)) == 1  # a hint plays nothing
+    assert driver.find_elements(By.CSS_SELECTOR, ".ttt-share")
+    _shot(driver, "tic_tac_toe_hint.png", tmp_path)
+    _play_to_the_end(driver, "tic_tac_toe", ".ttt-cell:not(.p1):not(.p2)", seed=2)
+    status = driver.find_element(By.ID, "status").text
+    assert status.split(".")[0] in ("You win", "The agent wins", "Draw"), status
+    assert _stones(driver, ".ttt-cell") == _count("tic_tac_toe", _moves(driver))
+    _shot(driver, "tic_tac_toe.png", tmp_path)
+
+
+def test_a_refused_move_is_explained_and_the_game_kept(driver, url):
+    _start(driver, url, "tic_tac_toe", "first")
+    driver.find_element(By.ID, "moves").clear()
+    driver.find_element(By.ID, "moves").send_keys("b2 b2")
+    driver.find_element(By.ID, "load-moves").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "error").text)
+    assert "not legal" in driver.find_element(By.ID, "error").text
+    assert driver.find_element(By.ID, "status").text.startswith("Your move")

@@ -1,0 +1,293 @@
+"""The browser-play server's JSON API: whole games, every kind of bad input (a 4xx with a
+JSON error, the session unchanged), expiry and the session bound, and batched searches."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+import warnings
+
+import httpx
+import jax
+import numpy as np
+import pytest
+
+from alphazero_jax import agents, games
+from alphazero_jax.play import batching, web
+
+with warnings.catch_warnings():  # newer Starlette prefers httpx2 to httpx; both work
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+
+@pytest.fixture
+def client():
+    with TestClient(web.create_app()) as c:
+        yield c
+
+
+def new(client, **body):
+    response = client.post("/api/sessions", json={"game": "tic_tac_toe", "agent": "random", **body})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_games_lists_settings_bounds_and_agents(client):
+    listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
+    assert set(listed) == set(games.available())
+    c4 = listed["connect_four"]
+    assert c4["settings"]["rows"] == {"default": 6, "min": 4, "max": 10}
+    assert c4["solver"] and not listed["tic_tac_toe"]["solver"]
+    specs = {a["spec"]: a for a in c4["agents"]}
+    assert set(specs) == {"az:pretrained", "mcts", "minimax", "greedy", "random"}
+    assert specs["az:pretrained"]["only_settings"] == [{"rows": 6, "cols": 7, "connect": 4}]
+    assert specs["minimax"]["strength"]["name"] == "depth"
+    assert specs["greedy"]["strength"] is None
+
+
+def test_a_whole_tic_tac_toe_game_against_random(client):
+    view = new(client, human="first")
+    assert view["moves"] == "" and view["human_to_move"] and view["reply"] == []
+    assert view["board"] == {"rows": 3, "cols": 3, "cells": [[0] * 3] * 3}
+    rng = np.random.default_rng(0)
+    played = 0
+    while not view["over"]:
+        move = str(rng.choice(view["legal_moves"]))
+        view = client.post(f"/api/sessions/{view['id']}/moves", json={"move": move}).json()
+        played += 1
+        assert view["moves"].split()[2 * played - 2] == move
+        assert len(view["reply"]) == (0 if len(view["moves"].split()) == 2 * played - 1 else 1)
+    stones = sum(cell != 0 for row in view["board"]["cells"] for cell in row)
+    assert stones == len(view["moves"].split())
+    assert view["result"] in ("You win", "The agent wins", "Draw")
+    assert view["legal_moves"] == [] and not view["human_to_move"]
+    assert client.get(f"/api/sessions/{view['id']}").json()["moves"] == view["moves"]
+
+
+def test_the_agent_opens_when_the_human_plays_second(client):
+    view = new(client, game="connect_four", human="second")
+    assert len(view["moves"]) == 1 and view["to_move"] == 1 and view["human_to_move"]
+    assert view["reply"][0]["move"] == view["moves"] and view["reply"][0]["player"] == 0
+    assert view["board"]["cells"][-1][int(view["moves"]) - 1] == 1  # bottom row, first player
+
+
+def test_undo_takes_back_both_moves_then_refuses(client):
+    view = new(client, human="first")
+    session = view["id"]
+    client.post(f"/api/sessions/{session}/moves", json={"move": "b2"})
+    undone = client.post(f"/api/sessions/{session}/undo")
+    assert undone.status_code == 200 and undone.json()["moves"] == ""
+    again = client.post(f"/api/sessions/{session}/undo")
+    assert again.status_code == 409 and "Nothing to take back" in again.json()["error"]
+
+
+BAD_MOVES = [
+    ({"move": 5}, 422, "valid string"),
+    ({"move": "z9"}, 422, "a3"),  # the message lists the legal moves
+    ({"move": "b2 c3"}, 422, "Expected one move"),
+    ({"move": "b2"}, 422, "not legal"),  # taken already
+    ({}, 422, "move: Field required"),
+    ({"move": "a1", "extra": 1}, 422, "Extra inputs"),
+    ([1, 2], 422, "got an array"),
+    ({"move": "a" * 100}, 422, "at most 40"),
+]
+
+
+@pytest.mark.parametrize(("body", "status", "words"), BAD_MOVES)
+def test_bad_moves_are_refused_and_change_nothing(client, body, status, words):
+    view = new(client, human="first", moves="b2 a1")
+    response = client.post(f"/api/sessions/{view['id']}/moves", json=body)
+    assert response.status_code == status and words in response.json()["error"], response.text
+    assert client.get(f"/api/sessions/{view['id']}").json() == {**view, "reply": []}
+
+
+def test_bodies_that_are_not_json_or_too_large(client):
+    view = new(client)
+    path = f"/api/sessions/{view['id']}/moves"
+    headers = {"content-type": "application/json"}
+    broken = client.post(path, content=b"{move: 4", headers=headers)
+    assert broken.status_code == 400 and "not valid JSON" in broken.json()["error"]
+    large = client.post(path, content=b" " * 20_000, headers=headers)
+    assert large.status_code == 413 and "at most 16384 bytes" in large.json()["error"]
+    chunks = (b" " * 4096 for _ in range(8))  # no content-length: counted as it arrives
+    streamed = client.post(path, content=chunks, headers=headers)
+    assert streamed.status_code == 413
+    assert client.get(f"/api/sessions/{view['id']}").json()["moves"] == ""
+
+
+BAD_SESSIONS = [
+    ({"game": "chess"}, "Unknown game 'chess'"),
+    ({"settings": {"rows": 99}}, "rows must be an integer in [3, 10], got 99"),
+    ({"settings": {"rows": True}}, "settings.rows"),
+    ({"settings": {"size": 3}}, "Unknown setting(s) size"),
+    ({"agent": "az:/etc/passwd"}, "not served"),
+    ({"agent": "solver"}, "expected one of"),
+    ({"agent": "mcts:99999"}, "expected an integer in [1, 1024]"),
+    ({"agent": "mcts:-1"}, "expected an integer in [1, 1024]"),
+    ({"agent": "minimax", "simulations": 3}, "depth, not simulations"),
+    ({"agent": "random:3"}, "takes no strength"),
+    ({"human": "nobody"}, "'first', 'second' or 'none'"),
+    ({"moves": "b2 b2"}, "Move 2 (b2) is not legal"),
+    ({"moves": "q7"}, "moves:"),
+    ({"game": "connect_four", "settings": {"rows": 5}, "agent": "az:pretrained"}, "No pretrained"),
+]
+
+
+@pytest.mark.parametrize(("body", "words"), BAD_SESSIONS)
+def test_bad_new_sessions_get_422_with_what_was_expected(client, body, words):
+    response = client.post("/api/sessions", json={"game": "tic_tac_toe", "agent": "random", **body})
+    assert response.status_code == 422 and words in response.json()["error"], response.text
+    assert client.app.state.server.sessions == {}
+
+
+def test_unknown_sessions_and_paths(client):
+    for method, path in [("GET", "/api/sessions/nope"), ("POST", "/api/sessions/nope/undo")]:
+        response = client.request(method, path)
+        assert response.status_code == 404 and "Unknown session" in response.json()["error"]
+    assert client.get("/api/nothing").status_code == 404
+    view = new(client)
+    assert client.delete(f"/api/sessions/{view['id']}").json() == {"deleted": view["id"]}
+    assert client.get(f"/api/sessions/{view['id']}").status_code == 404
+
+
+def test_moves_out_of_turn(client):
+    both = new(client, human="none")
+    refused = client.post(f"/api/sessions/{both['id']}/moves", json={"move": "b2"})
+    assert refused.status_code == 409 and "both sides" in refused.json()["error"]
+    for expected in ("first", "second"):
+        view = client.post(f"/api/sessions/{both['id']}/agent-move").json()
+        assert view["reply"][0]["player"] == ("first", "second").index(expected)
+    mine = new(client, human="first")
+    refused = client.post(f"/api/sessions/{mine['id']}/agent-move")
+    assert refused.status_code == 409 and "your turn" in refused.json()["error"]
+
+
+def test_the_page_and_nothing_else_on_disk(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "app.js" in page.text
+    assert client.get("/games/connect_four.js").status_code == 200
+    for path in ["/../pyproject.toml", "/%2e%2e/web.py", "/..%2fweb.py", "/static/../web.py"]:
+        assert client.get(path).status_code == 404, path
+
+
+def test_sessions_expire_and_are_bounded():
+    config = web.ServerConfig(max_sessions=2, idle_seconds=0.3)
+    with TestClient(web.create_app(config)) as client:
+        first, _ = new(client), new(client)
+        full = client.post("/api/sessions", json={"game": "tic_tac_toe", "agent": "random"})
+        assert full.status_code == 503 and "maximum of 2 sessions" in full.json()["error"]
+        time.sleep(0.4)
+        assert client.get(f"/api/sessions/{first['id']}").status_code == 404
+        new(client)  # room again
+
+
+def test_hint_gives_the_search_without_moving(client):
+    view = new(client, agent="az:pretrained:4", human="first")
+    hint = client.post(f"/api/sessions/{view['id']}/hint").json()
+    assert set(hint["shares"]) == set(view["legal_moves"])
+    assert sum(hint["shares"].values()) == pytest.approx(1.0, abs=1e-5)
+    assert -1 <= hint["value"] <= 1 and hint["player"] == 0
+    assert client.get(f"/api/sessions/{view['id']}").json()["moves"] == ""
+
+
+def test_solver_verdicts_per_column(client):
+    # Pons' notation: after 4455 the side to move (first) wins with 3 or 6 (an open three).
+    view = new(client, game="connect_four", moves="445566")
+    verdicts = client.get(f"/api/sessions/{view['id']}/verdicts").json()
+    assert verdicts["reason"] is None
+    assert verdicts["verdicts"]["7"] == "win" and verdicts["verdicts"]["3"] == "win"
+    assert set(verdicts["verdicts"]) == set("1234567")
+    ttt = new(client)
+    assert client.get(f"/api/sessions/{ttt['id']}/verdicts").status_code == 409
+
+
+def test_verdicts_beyond_the_node_budget_are_unknown():
+    with TestClient(web.create_app(web.ServerConfig(verdict_nodes=10))) as client:
+        view = new(client, game="connect_four", moves="4")
+        answer = client.get(f"/api/sessions/{view['id']}/verdicts").json()
+        assert answer["verdicts"] is None and "too far" in answer["reason"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "simulations", "served"),
+    [
+        ("az:pretrained", None, "az:pretrained:32"),
+        ("az:pretrained", 0, "az:pretrained:0"),
+        ("az:pretrained:64", None, "az:pretrained:64"),
+        ("mcts", 50, "mcts:50"),
+        ("minimax:3", None, "minimax:3"),
+        (" greedy ", None, "greedy"),
+    ],
+)
+def test_served_specs(spec, simulations, served):
+    assert web.served_spec(web.ServerConfig(), spec, simulations) == served
+
+
+def test_batcher_gathers_concurrent_searches_and_keeps_their_order():
+    # Each position has one winning move for the side to move, which greedy must play:
+    # so each caller gets the answer for its own position.
+    game = games.make("tic_tac_toe")
+    openings = ["a3 a1 b3 b1", "a1 b1 a2 c1", "c3 c1 b2 a3", "a2 b3 b2 c3", "a1 a2 b2 b3"]
+    wins = ["c3", "a3", "a1", "c2", "c3"]  # hand-checked: the first player's winning cell
+    states = [games.replay(game, opening) for opening in openings]
+    batcher = batching.Batcher(agents.from_spec(game, "greedy"), sizes=(1, 4, 8), wait=0.05)
+
+    async def run():
+        results = await asyncio.gather(*(batcher.analyse(s) for s in states * 2))
+        await batcher.close()
+        return results
+
+    results = asyncio.run(run())
+    assert [game.action_to_text(int(r.action[0])) for r in results] == wins * 2
+    assert batcher.positions == 10 and batcher.batches == 2  # 8 and then 2 (padded to 4)
+    assert results[0].value is None and results[0].shares is None
+
+
+def test_batch_buckets_and_padding():
+    assert [batching.bucket(n, (1, 4, 16)) for n in (1, 2, 4, 5, 16)] == [1, 4, 4, 16, 16]
+    with pytest.raises(ValueError, match="at most 16"):
+        batching.bucket(17, (1, 4, 16))
+    game = games.make("tic_tac_toe")
+    state = game.init(jax.random.key(0))
+    stacked = batching.stack([state, game.step(state, 4)], 4)
+    assert stacked.board.shape == (4, *state.board.shape)
+    np.testing.assert_array_equal(stacked.board[2], state.board)
+
+
+def test_config_is_checked():
+    with pytest.raises(ValueError, match="ascending"):
+        web.ServerConfig(batch_sizes=(4, 1))
+    with pytest.raises(ValueError, match="max_sessions >= 1"):
+        web.ServerConfig(max_sessions=0)
+
+
+def test_experiments_serve_answers_and_refuses_bad_flags():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "experiments.serve", f"--port={port}", "--nowarm_up"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/api/games", timeout=5)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None, server.stdout.read()
+                time.sleep(0.2)
+        assert answer.status_code == 200 and answer.json()["games"]
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=60)[0]
+    assert f"Serving http://127.0.0.1:{port}/" in output
+    bad = subprocess.run(
+        [sys.executable, "-m", "experiments.serve", "--batch_sizes=4,1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode != 0 and "batch_sizes: expected ascending" in bad.stderr

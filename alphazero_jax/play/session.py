@@ -34,9 +34,38 @@ class AgentMove(NamedTuple):
     shares: dict[str, float] | None  # visit share of each legal move
 
 
+class _Facts(NamedTuple):
+    """What the session reads of a position, fetched to the host once per position."""
+
+    terminal: bool
+    player: int
+    rewards: np.ndarray  # float32[2]
+    legal: np.ndarray  # bool[A]
+
+
 @functools.cache
 def _step_fn(game: Game) -> Callable:
-    return jax.jit(game.step)
+    """``(state, action) -> (next state, its facts)`` in one device call."""
+
+    def step(state: State, action: int) -> tuple[State, tuple]:
+        state = game.step(state, action)
+        return state, _facts_of(game, state)
+
+    return jax.jit(step)
+
+
+@functools.cache
+def _facts_fn(game: Game) -> Callable:
+    return jax.jit(functools.partial(_facts_of, game))
+
+
+def _facts_of(game: Game, state: State) -> tuple:
+    return state.terminal, state.current_player, state.rewards, game.legal_action_mask(state)
+
+
+def _fetched(facts: tuple) -> _Facts:
+    terminal, player, rewards, legal = jax.device_get(facts)
+    return _Facts(bool(terminal), int(player), np.asarray(rewards), np.asarray(legal))
 
 
 @functools.cache
@@ -75,6 +104,7 @@ class PlaySession:
         self._key = jax.random.key(seed)
         self.actions: list[int] = []
         self._states: list[State] = [game.init(jax.random.key(0))]
+        self._facts: list[_Facts] = [_fetched(_facts_fn(game)(self._states[0]))]
 
     # -- reading -------------------------------------------------------------------------
 
@@ -84,22 +114,19 @@ class PlaySession:
 
     @property
     def over(self) -> bool:
-        return bool(self.state.terminal)
+        return self._facts[-1].terminal
 
     @property
     def player(self) -> int:
         """The side to move: 0 moves first."""
-        return int(self.state.current_player)
+        return self._facts[-1].player
 
     @property
     def human_to_move(self) -> bool:
         return not self.over and self.human != "none" and self.player == SIDES.index(self.human)
 
     def legal_actions(self) -> list[int]:
-        return [
-            int(a)
-            for a in np.flatnonzero(np.asarray(_jitted(self.game.legal_action_mask)(self.state)))
-        ]
+        return [int(a) for a in np.flatnonzero(self._facts[-1].legal)]
 
     def legal_moves(self) -> list[str]:
         return [self.game.action_to_text(a) for a in self.legal_actions()]
@@ -114,7 +141,7 @@ class PlaySession:
     @property
     def winner(self) -> int | None:
         """The side that won (0 moved first), or None for a draw or a game not over."""
-        rewards = np.asarray(self.state.rewards)
+        rewards = self._facts[-1].rewards
         if not self.over or rewards[0] == rewards[1]:
             return None
         return 0 if rewards[0] > rewards[1] else 1
@@ -203,7 +230,7 @@ class PlaySession:
         if not count:
             raise MoveError("Nothing to take back.")
         taken = self.actions[-count:]
-        del self.actions[-count:], self._states[-count:]
+        del self.actions[-count:], self._states[-count:], self._facts[-count:]
         return taken
 
     def set_moves(self, text: str) -> None:
@@ -217,18 +244,21 @@ class PlaySession:
             actions = self.game.actions_from_text(text.strip()) if text.strip() else []
         except ValueError as error:
             raise MoveError(str(error)) from error
-        states = [self._states[0]]
+        states, facts = [self._states[0]], [self._facts[0]]
         for index, action in enumerate(actions):
-            legal = np.asarray(_jitted(self.game.legal_action_mask)(states[-1]))
-            if not legal[action]:
+            if not facts[-1].legal[action]:
                 raise MoveError(
                     f"Move {index + 1} ({self.game.action_to_text(action)}) is not legal there."
                 )
-            states.append(_step_fn(self.game)(states[-1], action))
-        self.actions, self._states = list(actions), states
+            state, fact = _step_fn(self.game)(states[-1], action)
+            states.append(state)
+            facts.append(_fetched(fact))
+        self.actions, self._states, self._facts = list(actions), states, facts
 
     def _push(self, action: int) -> None:
-        self._states.append(_step_fn(self.game)(self.state, action))
+        state, facts = _step_fn(self.game)(self.state, action)
+        self._states.append(state)
+        self._facts.append(_fetched(facts))
         self.actions.append(action)
 
     def _described(self, action: int, analysis: Analysis) -> AgentMove:

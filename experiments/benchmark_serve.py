@@ -1,13 +1,13 @@
 r"""Load on the play server: many people playing the shipped Connect Four agent at once.
 
-    python -m experiments.benchmark_serve [--sessions=50] [--seconds=60] [--warm_up=30]
+    python -m experiments.benchmark_serve [--sessions=50] [--seconds=60] [--warm_up=10]
 
-Starts ``experiments.serve`` twice on loopback, once with batched searches (the default)
-and once searching one position at a time (``--batch_sizes=1``). Each of ``--sessions``
-simulated players starts a game of Connect Four 6x7 against ``az:pretrained`` at its
-default strength on a random side, plays random legal moves as fast as the answers come,
-and starts a new game when one ends. Once the server has compiled its searches (its
-warm-up) and after ``--warm_up`` seconds of play, it counts for
+Starts ``experiments.serve`` twice on loopback, once with batched searches (the server's
+default sizes, or ``--batch_sizes``) and once searching one position at a time. Each of
+``--sessions`` simulated players starts a game of Connect Four 6x7 against
+``az:pretrained`` at its default strength on a random side, plays random legal moves as
+fast as the answers come, and starts a new game when one ends. Once the server has
+compiled its searches (its warm-up) and after ``--warm_up`` seconds of play, it counts for
 ``--seconds``: moves per second (a move is one request: the player's move and the agent's
 reply), the latency of a move (p50, p99), errors (any answer but 200, or a failed request:
 must be 0) and, from ``/api/stats``, positions searched per device call. The last line is
@@ -36,8 +36,11 @@ _SECONDS = flags.DEFINE_float("seconds", 60.0, "Measured seconds per server.")
 _WARM_UP = flags.DEFINE_float("warm_up", 10.0, "Unmeasured seconds of play first.")
 _MODES = flags.DEFINE_list("modes", ["batched", "unbatched"], "Servers to measure.")
 _SEED = flags.DEFINE_integer("seed", 0, "The players' randomness.")
+_BATCHED_SIZES = flags.DEFINE_string(
+    "batch_sizes", "", "The batched server's --batch_sizes; default: the server's own."
+)
 
-_BATCH_SIZES = {"batched": "1,2,4,8,16,32,64", "unbatched": "1"}
+_MODE_NAMES = ("batched", "unbatched")
 _GAME = {"game": "connect_four", "agent": "az:pretrained"}
 
 
@@ -49,7 +52,8 @@ def _free_port() -> int:
 
 def _start_server(port: int, batch_sizes: str) -> subprocess.Popen:
     command = [sys.executable, "-m", "experiments.serve", f"--port={port}"]
-    command += [f"--batch_sizes={batch_sizes}", "--max_sessions=1000"]
+    command += [f"--batch_sizes={batch_sizes}"] if batch_sizes else []
+    command += ["--max_sessions=1000"]
     return subprocess.Popen(command, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
 
@@ -102,7 +106,7 @@ async def _player(client: httpx.AsyncClient, rng: random.Random, tally: Tally, s
 
 async def _measure(mode: str) -> dict:
     port = _free_port()
-    server = _start_server(port, _BATCH_SIZES[mode])
+    server = _start_server(port, _BATCHED_SIZES.value if mode == "batched" else "1")
     limits = httpx.Limits(max_connections=_SESSIONS.value + 10)
     try:
         async with httpx.AsyncClient(
@@ -141,9 +145,9 @@ async def _measure(mode: str) -> dict:
 
 def main(argv: list[str]) -> None:
     cli.begin(argv)
-    unknown = set(_MODES.value) - set(_BATCH_SIZES)
+    unknown = set(_MODES.value) - set(_MODE_NAMES)
     if unknown:
-        raise app.UsageError(f"--modes: expected some of {', '.join(_BATCH_SIZES)}, got {unknown}.")
+        raise app.UsageError(f"--modes: expected some of {', '.join(_MODE_NAMES)}, got {unknown}.")
     print(
         f"{_SESSIONS.value} players, random legal moves against {_GAME['agent']} (Connect Four "
         f"6x7, default strength); {_WARM_UP.value:.0f} s warm-up, {_SECONDS.value:.0f} s counted; "

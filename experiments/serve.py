@@ -22,8 +22,9 @@ _MAX_SESSIONS = flags.DEFINE_integer("max_sessions", 500, "Games kept at once.")
 _IDLE_MINUTES = flags.DEFINE_float("idle_minutes", 30.0, "A game idle this long is dropped.")
 _BATCH_SIZES = flags.DEFINE_list(
     "batch_sizes",
-    ["1", "2", "4", "8", "16", "32", "64"],
-    "Batch sizes of the agents' searches, ascending; 1: one position at a time.",
+    [],
+    "Batch sizes of the agents' searches, ascending; 1: one position at a time. Default: "
+    "1,2,4,8 on a CPU, 1,2,4,...,64 on an accelerator.",
 )
 _WARM_UP = flags.DEFINE_bool(
     "warm_up", True, "Compile the shipped agents' searches before the first game asks."
@@ -40,7 +41,7 @@ def config():
         web.ServerConfig(),
         max_sessions=_MAX_SESSIONS.value,
         idle_seconds=_IDLE_MINUTES.value * 60,
-        batch_sizes=tuple(int(size) for size in sizes),
+        batch_sizes=tuple(int(size) for size in sizes) or None,
         warm_up=_WARM_UP.value,
     )
 

@@ -22,6 +22,14 @@ from alphazero_jax.types import Agent, Analysis, State
 
 # Each size at most twice the one before: padding at most doubles a batch's work.
 DEFAULT_SIZES = (1, 2, 4, 8, 16, 32, 64)
+# On a CPU a search costs about the same per position at any batch size, and large batches
+# only lengthen the wait behind them (BUILD.md, "Browser play and its load").
+CPU_SIZES = (1, 2, 4, 8)
+
+
+def default_sizes() -> tuple[int, ...]:
+    """``CPU_SIZES`` when JAX computes on the CPU, else ``DEFAULT_SIZES``."""
+    return CPU_SIZES if jax.default_backend() == "cpu" else DEFAULT_SIZES
 
 
 def bucket(count: int, sizes: Sequence[int]) -> int:

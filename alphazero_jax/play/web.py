@@ -49,7 +49,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from alphazero_jax import agents, games
 from alphazero_jax.agents import pretrained
 from alphazero_jax.play import batching
-from alphazero_jax.play.batching import DEFAULT_SIZES, Batcher
+from alphazero_jax.play.batching import Batcher
 from alphazero_jax.play.session import SIDES, AgentMove, MoveError, PlaySession, analyse_batch
 from alphazero_jax.types import Agent, Game
 
@@ -65,8 +65,9 @@ class ServerConfig:
       max_sessions: sessions kept at once; a new one beyond is refused (503).
       idle_seconds: a session with no request for this long is dropped.
       max_body_bytes: larger request bodies are refused (413).
-      batch_sizes: the batch sizes each agent compiles for; ``(1,)`` searches one
-        position at a time.
+      batch_sizes: the batch sizes each agent compiles for, ascending; ``(1,)`` searches
+        one position at a time; None: ``batching.default_sizes()`` (up to 8 on a CPU, 64
+        on an accelerator).
       batch_wait: seconds a search waits for others to join its batch.
       verdict_nodes: the solver's node budget for one verdict request; beyond it the
         verdicts are reported unknown (the opening can take minutes to solve).
@@ -79,7 +80,7 @@ class ServerConfig:
     max_sessions: int = 500
     idle_seconds: float = 1800.0
     max_body_bytes: int = 16_384
-    batch_sizes: tuple[int, ...] = DEFAULT_SIZES
+    batch_sizes: tuple[int, ...] | None = None
     batch_wait: float = 0.002
     verdict_nodes: int = 3_000_000
     max_simulations: int = 1024
@@ -87,6 +88,8 @@ class ServerConfig:
     warm_up: bool = False
 
     def __post_init__(self):
+        if self.batch_sizes is None:
+            object.__setattr__(self, "batch_sizes", batching.default_sizes())
         sizes = self.batch_sizes
         if not sizes or list(sizes) != sorted(set(sizes)) or sizes[0] < 1:
             raise ValueError(f"batch_sizes: expected ascending integers >= 1, got {sizes!r}.")

@@ -133,6 +133,9 @@ class Move(_Strict):
 
 @dataclasses.dataclass(frozen=True)
 class AgentKind:
+    """An agent the server plays: its spec without strength, and the strength's meaning,
+    least value and default (the shipped networks were trained with 32 simulations)."""
+
     kind: str
     label: str
     strength: str | None  # what the number after the colon means
@@ -140,14 +143,13 @@ class AgentKind:
     default: int = 0
 
 
-def agent_kinds(config: ServerConfig) -> tuple[AgentKind, ...]:
-    return (
-        AgentKind("az:pretrained", "AlphaZero (shipped network)", "simulations", 0, 32),
-        AgentKind("mcts", "MCTS with random playouts", "simulations", 1, 400),
-        AgentKind("minimax", "Alpha-beta on a heuristic", "depth", 1, 4),
-        AgentKind("greedy", "Greedy", None),
-        AgentKind("random", "Random", None),
-    )
+AGENT_KINDS = (
+    AgentKind("az:pretrained", "AlphaZero (shipped network)", "simulations", 0, 32),
+    AgentKind("mcts", "MCTS with random playouts", "simulations", 1, 400),
+    AgentKind("minimax", "Alpha-beta on a heuristic", "depth", 1, 4),
+    AgentKind("greedy", "Greedy", None),
+    AgentKind("random", "Random", None),
+)
 
 
 def strongest(config: ServerConfig, kind: AgentKind) -> int:
@@ -158,7 +160,7 @@ def strongest(config: ServerConfig, kind: AgentKind) -> int:
 def served_spec(config: ServerConfig, spec: str, simulations: int | None) -> str:
     """The spec of an agent the server plays, with its strength (``simulations`` replaces a
     search's); ApiError(422) for any other."""
-    kinds = {kind.kind: kind for kind in agent_kinds(config)}
+    kinds = {kind.kind: kind for kind in AGENT_KINDS}
     spec = spec.strip()
     name = next((k for k in kinds if spec == k or spec.startswith(k + ":")), None)
     if name is None:
@@ -237,7 +239,7 @@ class Server:
     async def warm_up(self) -> None:
         """Compiles each shipped agent's search at its default strength for every batch
         size (a batch of one for every game first), in a worker thread."""
-        default = next(k for k in agent_kinds(self.config) if k.kind == "az:pretrained")
+        default = next(k for k in AGENT_KINDS if k.kind == "az:pretrained")
         batchers = []
         for name in games.available():
             for settings in pretrained.shipped(name):
@@ -440,7 +442,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
         for name in games.available():
             shipped = pretrained.shipped(name)
             kinds = []
-            for kind in agent_kinds(config):
+            for kind in AGENT_KINDS:
                 described = {"spec": kind.kind, "label": kind.label, "strength": None}
                 if kind.strength:
                     described["strength"] = {

@@ -288,15 +288,16 @@ def view(session_id: str, entry: Entry, reply: list[dict] | None = None) -> dict
     }
 
 
-async def _agent_turns(entry: Entry, *, once: bool = False) -> list[dict]:
+async def _agent_turns(entry: Entry) -> list[dict]:
     """Plays the agent's moves until the human is to move or the game ends (one move when
-    ``once`` or the agent plays both sides)."""
+    the agent plays both sides). The search comes from the agent's ``Batcher``, with its
+    key: a session's own seed does not apply on the server."""
     session, played = entry.session, []
     while not session.over and not session.human_to_move:
         player = session.player
         computed = await entry.batcher.analyse(session.state)
         played.append(_reply(session.agent_move(computed), player))
-        if once or session.human == "none":
+        if session.human == "none":
             break
     return played
 
@@ -482,7 +483,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
             raise ApiError(422, str(error)) from error
         spec = served_spec(config, request.agent, request.simulations)
         batcher = server.batcher(game, spec)
-        session = PlaySession(game, batcher.agent, human=request.human, seed=secrets.randbits(31))
+        session = PlaySession(game, batcher.agent, human=request.human)
         try:
             session.set_moves(request.moves)
         except MoveError as error:
@@ -535,7 +536,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
                 raise ApiError(409, f"The game is over ({entry.session.result_text()}).")
             if entry.session.human_to_move:
                 raise ApiError(409, "It is your turn, not the agent's.")
-            return view(session_id, entry, await _agent_turns(entry, once=True))
+            return view(session_id, entry, await _agent_turns(entry))
 
     @app.post("/api/sessions/{session_id}/undo")
     async def undo(session_id: str) -> dict:

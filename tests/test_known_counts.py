@@ -5,6 +5,8 @@ deduplicated on the host.
   first player wins 131,184, the second 77,904, and 46,080 are drawn.
 - Connect Four 6x7: distinct positions after n plies (OEIS A212693):
   1, 7, 49, 238, 1120, 4263, 16422, 54859, 184275 for n = 0..8.
+- Othello 8x8 perft (move sequences of n plies, a pass counting as a ply):
+  1, 4, 12, 56, 244, 1396, 8200, 55092, 390216 for n = 0..8.
 """
 
 import jax
@@ -37,7 +39,15 @@ def _expand(game, states, paths):
         out = jax.tree.map(np.asarray, step(batch, jnp.asarray(acts, jnp.int32)))
         children.append(jax.tree.map(lambda x, rows=rows: x[: len(rows)], out))
     children = _stack(children)
-    keys = np.asarray(children.board).reshape(len(parent), -1)
+    # A position is its board and the player to move (Othello's passes can give one board
+    # to either player).
+    keys = np.concatenate(
+        [
+            np.asarray(children.board).reshape(len(parent), -1),
+            np.asarray(children.current_player).reshape(len(parent), 1).astype(np.uint32),
+        ],
+        axis=1,
+    )
     _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     counts = np.zeros(len(first), np.int64)
     np.add.at(counts, inverse.reshape(-1), paths[parent])
@@ -77,3 +87,9 @@ def test_connect_four__distinct_positions_after_n_plies():
     game = games.make("connect_four")
     counts = [len(paths) for _, paths in _levels(game, 8)]
     assert counts == [1, 7, 49, 238, 1120, 4263, 16422, 54859, 184275]
+
+
+def test_othello__perft_from_the_start():
+    game = games.make("othello")
+    paths = [int(paths.sum()) for _, paths in _levels(game, 8)]
+    assert paths == [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216]

@@ -7,6 +7,7 @@ An agent (``types.Agent``) picks a move for each of a batch of states with a pur
 | --- | --- |
 | ``random`` | uniform over the legal moves |
 | ``greedy`` | wins at once when it can, else the move with the best heuristic after it |
+| ``greedy:flips`` | Othello only: the move that flips the most discs (seed 002's greedy) |
 | ``minimax:d`` | alpha-beta ``d`` plies deep on the game's heuristic (``minimax.py``) |
 | ``mcts:n`` | UCT with random playouts, ``n`` simulations (``rollout_mcts.py``) |
 | ``az:<run>[:sims]`` | a trained network with a noise-free search (``sims=0``: raw policy) |
@@ -33,6 +34,7 @@ from alphazero_jax.agents.baselines import (
     greedy_agent,
     mcts_agent,
     minimax_agent,
+    most_flips_agent,
     random_agent,
     uniform_choice,
 )
@@ -49,6 +51,7 @@ __all__ = [
     "make_network_analysis_fn",
     "mcts_agent",
     "minimax_agent",
+    "most_flips_agent",
     "parse_az",
     "random_agent",
     "restore_az",
@@ -59,6 +62,7 @@ __all__ = [
 SPECS = (
     "random",
     "greedy",
+    "greedy:flips",
     "minimax:<depth>",
     "mcts:<simulations>",
     "az:<run>[:<simulations>]",
@@ -93,6 +97,12 @@ def _parse_az(game: Game, spec: str, argument: str) -> Agent:
     return az_agent(game, path, num_simulations=simulations)
 
 
+def _parse_greedy(game: Game, spec: str, argument: str) -> Agent:
+    if argument not in ("", "flips"):
+        raise ValueError(f"Agent spec {spec!r}: expected greedy or greedy:flips (Othello).")
+    return most_flips_agent(game) if argument else greedy_agent(game)
+
+
 def _parse_solver(game: Game, spec: str, argument: str) -> Agent:
     if argument not in ("", "exact"):
         raise ValueError(f"Agent spec {spec!r}: expected solver or solver:exact.")
@@ -103,7 +113,7 @@ def _parse_solver(game: Game, spec: str, argument: str) -> Agent:
 # their agents here.
 PARSERS: dict[str, Callable[[Game, str, str], Agent]] = {
     "random": _no_argument(random_agent),
-    "greedy": _no_argument(greedy_agent),
+    "greedy": _parse_greedy,
     "minimax": lambda game, spec, arg: minimax_agent(game, depth=_count(spec, arg, minimum=1)),
     "mcts": lambda game, spec, arg: mcts_agent(game, num_simulations=_count(spec, arg, minimum=1)),
     "az": _parse_az,
@@ -116,8 +126,8 @@ def from_spec(game: Game, spec: str) -> Agent:
 
     Args:
       game: the game to play.
-      spec: one of ``random``, ``greedy``, ``minimax:<depth>`` (depth >= 1),
-        ``mcts:<simulations>`` (>= 1), ``az:<run dir or checkpoint>[:<simulations>]``
+      spec: one of ``random``, ``greedy``, ``greedy:flips`` (Othello), ``minimax:<depth>``
+        (depth >= 1), ``mcts:<simulations>`` (>= 1), ``az:<run dir or checkpoint>[:<simulations>]``
         (>= 0; 0 plays the raw policy), ``az:pretrained[:<simulations>]`` (the shipped
         network of the game), ``solver[:exact]`` (Connect Four).
 

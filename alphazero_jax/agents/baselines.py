@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from alphazero_jax.agents import minimax, rollout_mcts
+from alphazero_jax.games import othello
 from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
 
 
@@ -34,6 +35,28 @@ def greedy_agent(game: Game) -> Agent:
     """One ply of lookahead: an immediate win if there is one, else the move after which
     the heuristic is best for the mover (a one-ply ``minimax``, ties broken at random)."""
     return minimax_agent(game, depth=1, name="greedy")
+
+
+def most_flips_agent(game: Game) -> Agent:
+    """Seed 002's greedy Othello player: the placement that flips the most discs (ties
+    broken at random), or the pass when it must. Othello only."""
+    if game.name != othello.NAME:
+        raise ValueError(
+            f"Agent spec 'greedy:flips' plays Othello, got game {game.name!r}; use 'greedy'."
+        )
+    actions = jnp.arange(game.num_actions, dtype=jnp.int32)
+
+    def discs_after(state: State) -> Array:
+        children = jax.vmap(game.step, in_axes=(None, 0))(state, actions)
+        return othello.count_discs(children)[:, state.current_player]
+
+    def act_fn(params: None, key: PRNGKey, states: State) -> Array:
+        del params
+        legal = jax.vmap(game.legal_action_mask)(states)
+        discs = jnp.where(legal, jax.vmap(discs_after)(states), -1)
+        return uniform_choice(key, legal & (discs == discs.max(axis=-1, keepdims=True)))
+
+    return Agent("greedy:flips", act_fn)
 
 
 def minimax_agent(game: Game, *, depth: int, name: str | None = None) -> Agent:

@@ -10,16 +10,19 @@ import functools
 import inspect
 from collections.abc import Callable
 
-from alphazero_jax.games import connect_four, tic_tac_toe
+from alphazero_jax.games import connect_four, othello, tic_tac_toe
 from alphazero_jax.games._replay import replay, replay_batch
 from alphazero_jax.types import Game
 
 _FACTORIES: dict[str, Callable[..., Game]] = {
     connect_four.NAME: connect_four.make,
+    othello.NAME: othello.make,
     tic_tac_toe.NAME: tic_tac_toe.make,
 }
-_LIMITS: dict[str, dict[str, tuple[int, int]]] = {
+# setting -> (min, max) or (min, max, step).
+_LIMITS: dict[str, dict[str, tuple[int, ...]]] = {
     connect_four.NAME: connect_four.LIMITS,
+    othello.NAME: othello.LIMITS,
     tic_tac_toe.NAME: tic_tac_toe.LIMITS,
 }
 
@@ -32,8 +35,8 @@ def available() -> tuple[str, ...]:
 
 
 def settings_of(name: str) -> dict[str, dict[str, int]]:
-    """Each setting of a registered game with its default and bounds, e.g.
-    ``{"rows": {"default": 6, "min": 4, "max": 10}, ...}``. A game may constrain settings
+    """Each setting of a registered game with its default, bounds and step, e.g.
+    ``{"rows": {"default": 6, "min": 4, "max": 10, "step": 1}, ...}``. A game may constrain settings
     further together (Connect Four's ``connect`` is at most ``min(rows, cols)``); ``make``
     checks everything.
 
@@ -44,8 +47,8 @@ def settings_of(name: str) -> dict[str, dict[str, int]]:
         raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available())}.")
     defaults = inspect.signature(_FACTORIES[name]).parameters
     return {
-        key: {"default": defaults[key].default, "min": low, "max": high}
-        for key, (low, high) in _LIMITS[name].items()
+        key: {"default": defaults[key].default, "min": low, "max": high, "step": step}
+        for key, (low, high, step) in ((k, (*v, 1)[:3]) for k, v in _LIMITS[name].items())
     }
 
 

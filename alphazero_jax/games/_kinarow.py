@@ -49,9 +49,14 @@ class GridState:
 
         Works on batched states too (any leading axes).
         """
-        first_won = jnp.where(self.winner == 0, 1.0, -1.0)
-        outcome = jnp.stack([first_won, -first_won], axis=-1)
-        return jnp.where(self.winner[..., None] >= 0, outcome, 0.0).astype(jnp.float32)
+        return rewards_of(self.winner)
+
+
+def rewards_of(winner: Array) -> Array:
+    """float32[..., 2] from int8[...] ``winner`` (-1: none): +1 winner, -1 loser, else 0."""
+    first_won = jnp.where(winner == 0, 1.0, -1.0)
+    outcome = jnp.stack([first_won, -first_won], axis=-1)
+    return jnp.where(winner[..., None] >= 0, outcome, 0.0).astype(jnp.float32)
 
 
 def initial_state(layout: bb.Layout) -> GridState:

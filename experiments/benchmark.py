@@ -15,7 +15,9 @@ from absl import app, flags
 from experiments import host_devices  # noqa: F401  (before JAX starts)
 
 _BATCH_SIZES = flags.DEFINE_list("batch_sizes", None, "Batch sizes (default: per mode).")
-_GAMES = flags.DEFINE_list("games", ["connect_four", "tic_tac_toe"], "games: games to compare.")
+_GAMES = flags.DEFINE_list(
+    "games", ["connect_four", "tic_tac_toe", "othello"], "games: games to compare."
+)
 _ROUNDS = flags.DEFINE_integer("rounds", None, "Alternating timing rounds (default: per mode).")
 _MOVES = flags.DEFINE_integer("moves", 2_000_000, "games: moves per timed call.")
 _POLICIES = flags.DEFINE_list("policies", ["puct", "gumbel"], "selfplay: search policies.")

@@ -4,9 +4,10 @@ r"""Play an agent in the terminal (``make play``).
         [--human=first|second|none] [--simulations=N] [--game_settings=rows=5,cols=6]
 
 Moves in the game's notation (Connect Four: the column, 1 to 7; Tic-Tac-Toe: a cell such
-as b2); ``undo``, ``hint``, ``eval``, ``moves``, ``new`` and ``quit`` at the prompt. The
-default agent is the network shipped for the game (``az:pretrained``);
-``--simulations`` sets a network's search (0: its raw policy), i.e. its strength.
+as b2; Othello: a square such as f5, rows counted from the top, or ``pass``); ``undo``,
+``hint``, ``eval``, ``moves``, ``new`` and ``quit`` at the prompt. The default agent is the
+network shipped for the game (``az:pretrained``); ``--simulations`` sets a network's search
+(0: its raw policy), i.e. its strength.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from absl import app, flags
 
 from experiments import cli
 
-_GAME = flags.DEFINE_string("game", "connect_four", "Game name: connect_four, tic_tac_toe.")
+_GAME = flags.DEFINE_string(
+    "game", "connect_four", "Game name: connect_four, othello, tic_tac_toe."
+)
 _SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
 _AGENT = flags.DEFINE_string("agent", "az:pretrained", "The opponent's agent spec.")
 _HUMAN = flags.DEFINE_enum("human", "first", ["first", "second", "none"], "Your side.")

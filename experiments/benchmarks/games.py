@@ -115,7 +115,7 @@ def run(
     """Measures steps/s for each game and batch size; prints and returns the rows.
 
     Args:
-      game_names: games that pgx has too (``connect_four``, ``tic_tac_toe``).
+      game_names: games that pgx has too (``connect_four``, ``tic_tac_toe``, ``othello``).
       batch_sizes: numbers of games stepped together.
       rounds: alternating timing rounds per configuration (the median is reported).
       moves: total moves per timed call, split over the batch (64 to 20,000 scan steps).

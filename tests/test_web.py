@@ -39,7 +39,7 @@ def test_games_lists_settings_bounds_and_agents(client):
     listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
     assert set(listed) == set(games.available())
     c4 = listed["connect_four"]
-    assert c4["settings"]["rows"] == {"default": 6, "min": 4, "max": 10}
+    assert c4["settings"]["rows"] == {"default": 6, "min": 4, "max": 10, "step": 1}
     assert c4["solver"] and not listed["tic_tac_toe"]["solver"]
     specs = {a["spec"]: a for a in c4["agents"]}
     assert set(specs) == {"az:pretrained", "mcts", "minimax", "greedy", "random"}
@@ -65,6 +65,25 @@ def test_a_whole_tic_tac_toe_game_against_random(client):
     assert view["result"] in ("You win", "The agent wins", "Draw")
     assert view["legal_moves"] == [] and not view["human_to_move"]
     assert client.get(f"/api/sessions/{view['id']}").json()["moves"] == view["moves"]
+
+
+def test_othello_games_with_passes_through_the_api(client):
+    rng = np.random.default_rng(1)
+    passes = 0
+    for _ in range(6):
+        view = new(client, game="othello", settings={"size": 4}, agent="greedy")
+        assert view["board"]["cells"][1:3] == [[0, 2, 1, 0], [0, 1, 2, 0]]
+        while not view["over"]:
+            legal = view["legal_moves"]
+            assert "pass" not in legal or legal == ["pass"]
+            move = str(rng.choice(legal))
+            passes += move == "pass"
+            view = client.post(f"/api/sessions/{view['id']}/moves", json={"move": move}).json()
+        passes += view["moves"].split().count("pass")
+        assert view["result"] in ("You win", "The agent wins", "Draw")
+    assert passes > 0
+    odd = client.post("/api/sessions", json={"game": "othello", "settings": {"size": 5}})
+    assert odd.status_code == 422 and "even" in odd.json()["error"]
 
 
 def test_the_agent_opens_when_the_human_plays_second(client):

@@ -54,7 +54,7 @@ from alphazero_jax.play.session import SIDES, AgentMove, MoveError, PlaySession,
 from alphazero_jax.types import Agent, Game
 
 STATIC = pathlib.Path(__file__).parent / "static"
-TITLES = {"connect_four": "Connect Four", "tic_tac_toe": "Tic-Tac-Toe"}
+TITLES = {"connect_four": "Connect Four", "othello": "Othello", "tic_tac_toe": "Tic-Tac-Toe"}
 
 
 @dataclasses.dataclass(frozen=True)

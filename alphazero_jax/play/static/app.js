@@ -2,9 +2,10 @@
 // through the JSON API (/api/...); each game's drawing and input is a module in games/.
 
 import * as connectFour from "./games/connect_four.js";
+import * as othello from "./games/othello.js";
 import * as ticTacToe from "./games/tic_tac_toe.js";
 
-const MODULES = { connect_four: connectFour, tic_tac_toe: ticTacToe };
+const MODULES = { connect_four: connectFour, othello, tic_tac_toe: ticTacToe };
 const AGENT_PAUSE_MS = 500; // between moves when the agent plays both sides
 
 const $ = (id) => document.getElementById(id);
@@ -61,6 +62,7 @@ function fillSettings() {
       label.textContent = name;
       const input = document.createElement("input");
       Object.assign(input, { type: "number", name, min: bound.min, max: bound.max, value: bound.default });
+      input.step = bound.step || 1;
       input.id = `setting-${name}`;
       input.addEventListener("change", fillAgents);
       label.appendChild(input);

@@ -211,3 +211,50 @@ def test_a_refused_move_is_explained_and_the_game_kept(driver, url):
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "error").text)
     assert "not legal" in driver.find_element(By.ID, "error").text
     assert driver.find_element(By.ID, "status").text.startswith("Your move")
+
+
+def test_othello_with_a_forced_pass_to_the_end(driver, url, tmp_path):
+    driver.get(url)
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#game option[value=othello]")
+    )
+    _wait_settled(driver)
+    Select(driver.find_element(By.ID, "game")).select_by_value("othello")
+    size = driver.find_element(By.ID, "setting-size")
+    assert size.get_attribute("step") == "2"  # sizes are even
+    size.clear()
+    size.send_keys("4")
+    driver.find_element(By.ID, "human").click()  # leaves the field: its change event fires
+    Select(driver.find_element(By.ID, "agent")).select_by_value("random")
+    Select(driver.find_element(By.ID, "human")).select_by_value("first")
+    driver.find_element(By.ID, "new-game").click()
+    _wait_settled(driver)
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".oth-square")) == 16
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".oth-square.legal")) == 4
+    # After c4 b4 a2 d4 Black (the human) has no placement: only the Pass button.
+    driver.find_element(By.ID, "moves").clear()
+    driver.find_element(By.ID, "moves").send_keys("c4 b4 a2 d4")
+    driver.find_element(By.ID, "load-moves").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_elements(By.ID, "pass"))
+    _wait_settled(driver)
+    assert not driver.find_elements(By.CSS_SELECTOR, ".oth-square.legal")
+    _shot(driver, "othello_pass.png", tmp_path)
+    rng = np.random.default_rng(3)
+    while not _over(driver):
+        before = len(_moves(driver).split())
+        passes = driver.find_elements(By.ID, "pass")
+        if passes:
+            passes[0].click()
+        else:
+            squares = driver.find_elements(By.CSS_SELECTOR, ".oth-square.legal")
+            squares[int(rng.integers(len(squares)))].click()
+        WebDriverWait(driver, WAIT_SECONDS).until(lambda d, n=before: len(_moves(d).split()) > n)
+        _wait_settled(driver)
+    moves = _moves(driver).split()
+    assert moves[:5] == ["c4", "b4", "a2", "d4", "pass"]
+    status = driver.find_element(By.ID, "status").text
+    assert status.split(".")[0] in ("You win", "The agent wins", "Draw"), status
+    discs = len(driver.find_elements(By.CSS_SELECTOR, ".oth-disc"))
+    black = len(driver.find_elements(By.CSS_SELECTOR, ".oth-disc.p1"))
+    assert f"Black {black} · White {discs - black}" in driver.find_element(By.ID, "board").text
+    _shot(driver, "othello.png", tmp_path)

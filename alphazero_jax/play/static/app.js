@@ -56,10 +56,14 @@ function sameSettings(a, b) {
 
 function fillSettings() {
   const info = gameInfo();
+  // A game module may keep settings that are not rules (Othello's observation planes) at
+  // their defaults, out of the player's sight.
+  const hidden = MODULES[info.name].hiddenSettings || [];
   $("settings").replaceChildren(
     ...Object.entries(info.settings).map(([name, bound]) => {
       const label = document.createElement("label");
       label.textContent = name;
+      label.hidden = hidden.includes(name);
       const input = document.createElement("input");
       Object.assign(input, { type: "number", name, min: bound.min, max: bound.max, value: bound.default });
       input.step = bound.step || 1;

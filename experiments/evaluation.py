@@ -43,9 +43,20 @@ def raw_policy_moves(run, states):
 def play_random(run, num_games: int, key, simulations: int = 0) -> dict[str, float]:
     """Win, draw and loss rates of greedy search against uniform random moves (the network
     moves first in half of the games)."""
-    random = agents.from_spec(run.game, "random")
+    return play_against(run, "random", num_games, key, simulations)
+
+
+def play_against(
+    run, opponent: str, num_games: int, key, simulations: int = 0, opening_moves: int = 0
+) -> dict[str, float]:
+    """Win, draw and loss rates of greedy search against the agent ``opponent`` names (the
+    network moves first in half of the games; ``opening_moves`` random plies open each
+    colour-swapped pair)."""
+    other = agents.from_spec(run.game, opponent)
     network = Agent("network", _act_fn(run, _simulations(run, simulations)), run.variables)
-    result = arena.play(run.game, network, random, num_games=num_games, key=key)
+    result = arena.play(
+        run.game, network, other, num_games=num_games, key=key, opening_moves=opening_moves
+    )
     total = result.total
     return {
         "win": total.wins / num_games,

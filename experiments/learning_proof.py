@@ -2,6 +2,7 @@ r"""Proof that training learns, judged against exact references.
 
     python -m experiments.learning_proof tic_tac_toe --workdir=runs/ttt_proof --minutes=10
     python -m experiments.learning_proof connect_four --workdir=runs/connect_four
+    python -m experiments.learning_proof othello --workdir=runs/othello_6x6
 
 ``tic_tac_toe`` trains the default Tic-Tac-Toe config for at most ``--minutes`` and then
 checks the agent's move in each of the 4,520 reachable positions that are not over against
@@ -10,6 +11,12 @@ a perfect minimax oracle, with search and with the raw policy (argmax of the leg
 ``connect_four`` evaluates a trained run: its win rate against a uniformly random player
 (half the games as first player) and its value head's win/draw/loss accuracy on Pascal Pons'
 six benchmark sets, whose exact scores give the labels.
+
+``othello`` evaluates a trained run against seed 002's players: random, its greedy player
+(``greedy:flips``) and alpha-beta on its heuristic at depths 2 to 4, ``--games`` each with
+colours swapped in pairs after two random opening plies; the goals are >= 99% wins against
+random, >= 90% against greedy and >= 60% against minimax:2. ``experiments.evaluate`` fits
+the Elo ladder.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: c
 
 
 def main(argv: list[str]) -> None:
-    modes = {"tic_tac_toe": _tic_tac_toe, "connect_four": _connect_four}
+    modes = {"tic_tac_toe": _tic_tac_toe, "connect_four": _connect_four, "othello": _othello}
     if len(argv) != 2 or argv[1] not in modes:
         raise app.UsageError(f"Expected one mode, one of {', '.join(modes)}; got {argv[1:]}.")
     modes[argv[1]]()
@@ -90,6 +97,41 @@ def _connect_four() -> None:
             f"{set_name + ' (' + label + ')':<28} {accuracy['three_way']:>15.1%} "
             f"{accuracy['decisive_sign']:>17.1%}"
         )
+
+
+# Seed 002's players and the share of games the trained network must win against each.
+OTHELLO_GOALS = {
+    "random": 0.99,
+    "greedy:flips": 0.90,
+    "minimax:2": 0.60,
+    "minimax:3": None,
+    "minimax:4": None,
+}
+
+
+def _othello() -> None:
+    import jax
+
+    from alphazero_jax import runs
+    from experiments import evaluation
+
+    run = runs.restore_network(_WORKDIR.value)
+    print(f"Othello run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
+    for simulations in (int(s) for s in _SIMULATIONS.value):
+        described = evaluation.describe_search(run, simulations)
+        for opponent, goal in OTHELLO_GOALS.items():
+            started = time.monotonic()
+            result = evaluation.play_against(
+                run, opponent, _GAMES.value, jax.random.key(0), simulations, opening_moves=2
+            )
+            verdict = "" if goal is None else (" met" if result["win"] >= goal else " NOT met")
+            goal_text = "" if goal is None else f" (goal >= {goal:.0%}{verdict})"
+            print(
+                f"{described} vs {opponent:<12} {_GAMES.value} games: won {result['win']:.1%}, "
+                f"drew {result['draw']:.1%}, lost {result['loss']:.1%}{goal_text} "
+                f"[{time.monotonic() - started:.0f} s]",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -59,13 +59,18 @@ function fillSettings() {
   // A game module may keep settings that are not rules (Othello's observation planes) at
   // their defaults, out of the player's sight.
   const hidden = MODULES[info.name].hiddenSettings || [];
+  // Start from the settings of the game's shipped network, where there is one (Othello's
+  // is 6x6), so that it is among the opponents at once.
+  const shipped = info.agents.find((a) => a.only_settings && a.only_settings.length);
+  const start = shipped ? shipped.only_settings[0] : {};
   $("settings").replaceChildren(
     ...Object.entries(info.settings).map(([name, bound]) => {
       const label = document.createElement("label");
       label.textContent = name;
       label.hidden = hidden.includes(name);
       const input = document.createElement("input");
-      Object.assign(input, { type: "number", name, min: bound.min, max: bound.max, value: bound.default });
+      const value = name in start ? start[name] : bound.default;
+      Object.assign(input, { type: "number", name, min: bound.min, max: bound.max, value });
       input.step = bound.step || 1;
       input.id = `setting-${name}`;
       input.addEventListener("change", fillAgents);

@@ -337,4 +337,4 @@ def test_random_games_match_openspiel_move_by_move():
         passes += actions.count(64)
         early_ends += int((boards[-1] == 0).any())
     # The random games cover the rare rules too.
-    assert passes > 20 and early_ends > 5
+    assert passes > 500 and early_ends > 5  # 852 and 16 with this seed

@@ -14,7 +14,7 @@ import pytest
 
 from alphazero_jax import runs
 from alphazero_jax.training import train
-from experiments.configs import connect_four, tic_tac_toe
+from experiments.configs import connect_four, othello, tic_tac_toe
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -58,6 +58,17 @@ def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, m
     with pytest.raises(ValueError, match=message):
         train.train_and_evaluate(config, str(workdir))
     assert not workdir.exists()
+
+
+def test_train__othello_smoke_with_seed_002_opponents(tmp_path):
+    """6x6 Othello (a pass action, 8 symmetries) trains, and evaluates against random,
+    greedy:flips and minimax:2."""
+    config = _smoke(othello, num_iterations=2, **{"evaluation.every": 2, "evaluation.games": 2})
+    state = train.train_and_evaluate(config, str(tmp_path))
+    assert int(state.iteration) == 2
+    with open(tmp_path / "elo.json") as file:
+        text = file.read()
+    assert all(name in text for name in othello.OPPONENTS)
 
 
 def test_train__batches_must_divide_over_devices():

@@ -306,7 +306,7 @@ def _stable(geo: _Geometry, own: Array, occupied: Array) -> Array:
     full = _spread(occupied) & geo.edge
     for _ in range(geo.size - 1):
         backwards = jnp.roll(geo.step(jnp.roll(full, 4, axis=-2)), 4, axis=-2)
-        full = full | (backwards & occupied[..., None, :])
+        full = jax.lax.optimization_barrier(full | (backwards & occupied[..., None, :]))
     always = geo.edge[:4] | geo.edge[4:] | (full[..., :4, :] & full[..., 4:, :])  # [4, W]
 
     def grow(carry):

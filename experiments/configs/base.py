@@ -66,6 +66,18 @@ def base_config() -> ml_collections.ConfigDict:
     return config
 
 
+PRESETS = ("default", "cpu", "smoke", "auto")
+
+
+def resolve_preset(preset: str) -> str:
+    """Checks a preset name; ``auto`` becomes ``default`` on an accelerator, else ``cpu``."""
+    if preset not in PRESETS:
+        raise ValueError(f"Unknown preset {preset!r}; expected one of {PRESETS}.")
+    if preset == "auto":
+        return "default" if has_accelerator() else "cpu"
+    return preset
+
+
 def has_accelerator() -> bool:
     import jax
 

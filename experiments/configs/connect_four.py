@@ -11,14 +11,11 @@ import ml_collections
 
 from experiments.configs import base
 
-PRESETS = ("default", "cpu", "smoke", "auto")
+PRESETS = base.PRESETS
 
 
 def get_config(preset: str = "default") -> ml_collections.ConfigDict:
-    if preset not in PRESETS:
-        raise ValueError(f"Unknown preset {preset!r}; expected one of {PRESETS}.")
-    if preset == "auto":
-        preset = "default" if base.has_accelerator() else "cpu"
+    preset = base.resolve_preset(preset)
     config = base.base_config()
     config.game.name = "connect_four"
     config.game.settings = {"rows": 6, "cols": 7, "connect": 4}

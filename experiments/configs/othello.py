@@ -14,15 +14,12 @@ import ml_collections
 
 from experiments.configs import base
 
-PRESETS = ("default", "cpu", "smoke", "auto")
+PRESETS = base.PRESETS
 OPPONENTS = ("random", "greedy:flips", "minimax:2")
 
 
 def get_config(preset: str = "default") -> ml_collections.ConfigDict:
-    if preset not in PRESETS:
-        raise ValueError(f"Unknown preset {preset!r}; expected one of {PRESETS}.")
-    if preset == "auto":
-        preset = "default" if base.has_accelerator() else "cpu"
+    preset = base.resolve_preset(preset)
     config = base.base_config()
     config.game.name = "othello"
     if preset == "default":  # 8x8: 60 placements, a pass now and then

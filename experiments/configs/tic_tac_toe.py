@@ -11,12 +11,11 @@ import ml_collections
 
 from experiments.configs import base
 
-PRESETS = ("default", "cpu", "smoke", "auto")
+PRESETS = base.PRESETS
 
 
 def get_config(preset: str = "default") -> ml_collections.ConfigDict:
-    if preset not in PRESETS:
-        raise ValueError(f"Unknown preset {preset!r}; expected one of {PRESETS}.")
+    preset = base.resolve_preset(preset)
     config = base.base_config()
     config.game.name = "tic_tac_toe"
     config.game.settings = {"rows": 3, "cols": 3, "connect": 3}

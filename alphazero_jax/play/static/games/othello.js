@@ -1,6 +1,8 @@
 // Othello: one clickable square per placement, named a1 (top-left) to h8; a "Pass" button
 // when passing is the only move. Legal squares show a dot, or the search's visit share.
 
+import { lastMoveOf } from "./common.js";
+
 const FILES = "abcdefghijklmnop";
 
 export const notation = "squares (columns a.., rows 1.. from the top) and pass, e.g. f5 d6 c3";
@@ -11,8 +13,7 @@ export const hiddenSettings = ["legal_plane"];
 export function render(container, view, overlay, onMove) {
   const { rows, cols, cells } = view.board;
   const legal = new Set(view.legal_moves);
-  const tokens = view.moves.split(/\s+/).filter(Boolean);
-  const lastMove = tokens.length ? tokens[tokens.length - 1] : null;
+  const lastMove = lastMoveOf(view);
   const root = document.createElement("div");
   root.className = "oth";
   const board = document.createElement("div");

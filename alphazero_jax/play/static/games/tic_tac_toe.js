@@ -1,6 +1,8 @@
 // Tic-Tac-Toe (and m,n,k boards): one clickable cell per move, named like chess squares
 // ("a3" is the top-left cell of a 3x3 board), with the search's visit share in each cell.
 
+import { lastMoveOf } from "./common.js";
+
 const FILES = "abcdefghij";
 const MARKS = ["", "X", "O"];
 
@@ -10,8 +12,7 @@ export const sides = ["X", "O"];
 export function render(container, view, overlay, onMove) {
   const { rows, cols, cells } = view.board;
   const legal = new Set(view.legal_moves);
-  const tokens = view.moves.split(/\s+/).filter(Boolean);
-  const lastMove = tokens.length ? tokens[tokens.length - 1] : null;
+  const lastMove = lastMoveOf(view);
   const root = document.createElement("div");
   root.className = "ttt";
   root.style.gridTemplateColumns = `repeat(${cols}, auto)`;

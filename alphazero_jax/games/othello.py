@@ -289,11 +289,6 @@ def make(*, size: int = 8, legal_plane: int = 1) -> Game:
     )
 
 
-def _normalised(own: Array, other: Array) -> Array:
-    total = own + other
-    return jnp.where(total > 0, (own - other) / jnp.maximum(total, 1), 0.0)
-
-
 def _stable(geo: _Geometry, own: Array, occupied: Array) -> Array:
     """uint32[W]: discs of ``own`` that can never flip (a sound lower bound).
 

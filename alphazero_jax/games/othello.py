@@ -211,7 +211,6 @@ def make(*, size: int = 8, legal_plane: int = 1) -> Game:
     start = geo.start()
     first_moves = np.asarray(_placements(geo, jnp.asarray(start[0]), jnp.asarray(start[1])))
     pass_action = num_cells
-    word_index = np.arange(geo.num_words)
 
     def init(key: Array) -> OthelloState:
         del key  # Othello always starts from the same four discs.
@@ -227,9 +226,8 @@ def make(*, size: int = 8, legal_plane: int = 1) -> Game:
     def step(state: OthelloState, action: Array) -> OthelloState:
         action = jnp.asarray(action, jnp.int32)
         own, other = _mover_first(state)
-        on_board = (action >= 0) & (action < num_cells)
-        bit = jnp.uint32(1) << (action % 32).astype(jnp.uint32)
-        disc = jnp.where(on_board & (word_index == action // 32), bit, np.uint32(0))
+        on_board = (action >= 0) & (action < num_cells)  # the pass places nothing
+        disc = bb.pack(bb.single_bit(jnp.where(on_board, action, -1), geo.num_words))
         placing = _nonzero(disc & state.legal)
         passing = (action == pass_action) & ~_nonzero(state.legal)
         flipped = jnp.where(placing, _flips(geo, disc, own, other), np.uint32(0))

@@ -19,7 +19,7 @@ node. Observations are never cached in a State.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
@@ -74,11 +74,16 @@ class Game(NamedTuple):
 
     Host helpers (plain Python, never traced):
       to_text: ``(state) -> str``, an ASCII picture of the position.
-      action_to_text: ``(action: int) -> str``, e.g. ``"4"`` for Connect Four's 4th column.
-      actions_from_text: ``(text: str) -> list[int]``, parses a move list written in the
-        game's notation (raises ``ValueError`` naming the offending move and its index).
-      actions_to_text: ``(actions: Sequence[int]) -> str``, the inverse; a position is
-        serialised as the move list that reaches it.
+      action_to_text: ``(action: int, state=None) -> str``, the action's name when played
+        in ``state``, e.g. ``"4"`` for Connect Four's 4th column.
+      actions_from_text: ``(text: str, state=None) -> list[int]``, parses a move list
+        written in the game's notation and played from ``state`` (raises ``ValueError``
+        naming the offending move and its index).
+      actions_to_text: ``(actions: Sequence[int], state=None) -> str``, the inverse; a
+        position is serialised as the move list that reaches it from the start.
+      ``state`` defaults to the starting position. Most games name an action the same in
+      every position and ignore it; Quoridor's pawn actions are relative to the pawn (a
+      step north) while their names are squares, so its names depend on the position.
       to_json: ``(state) -> dict``, the position for a front end to draw, as plain JSON
         values (the game's own shape; for grid games ``{"rows", "cols", "cells"}`` with
         ``cells[r][c]`` 0 empty, 1 first player's, 2 second player's, top row first).
@@ -100,9 +105,9 @@ class Game(NamedTuple):
     heuristic: Callable[[State], Array]
     symmetries: tuple[Symmetry, ...]
     to_text: Callable[[State], str]
-    action_to_text: Callable[[int], str]
-    actions_from_text: Callable[[str], list[int]]
-    actions_to_text: Callable[[Sequence[int]], str]
+    action_to_text: Callable[..., str]
+    actions_from_text: Callable[..., list[int]]
+    actions_to_text: Callable[..., str]
     to_json: Callable[[State], dict[str, Any]]
 
     def __eq__(self, other: object) -> bool:

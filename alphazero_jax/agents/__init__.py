@@ -8,6 +8,7 @@ An agent (``types.Agent``) picks a move for each of a batch of states with a pur
 | ``random`` | uniform over the legal moves |
 | ``greedy`` | wins at once when it can, else the move with the best heuristic after it |
 | ``greedy:flips`` | Othello only: the move that flips the most discs (seed 002's greedy) |
+| ``greedy:path`` | Quoridor only: seed 002's greedy player (shortest path, walls back) |
 | ``minimax:d`` | alpha-beta ``d`` plies deep on the game's heuristic (``minimax.py``) |
 | ``mcts:n`` | UCT with random playouts, ``n`` simulations (``rollout_mcts.py``) |
 | ``az:<run>[:sims]`` | a trained network with a noise-free search (``sims=0``: raw policy) |
@@ -36,6 +37,7 @@ from alphazero_jax.agents.baselines import (
     minimax_agent,
     most_flips_agent,
     random_agent,
+    shortest_path_agent,
     uniform_choice,
 )
 from alphazero_jax.agents.solver import solver_agent
@@ -55,6 +57,7 @@ __all__ = [
     "parse_az",
     "random_agent",
     "restore_az",
+    "shortest_path_agent",
     "solver_agent",
     "uniform_choice",
 ]
@@ -63,6 +66,7 @@ SPECS = (
     "random",
     "greedy",
     "greedy:flips",
+    "greedy:path",
     "minimax:<depth>",
     "mcts:<simulations>",
     "az:<run>[:<simulations>]",
@@ -98,9 +102,13 @@ def _parse_az(game: Game, spec: str, argument: str) -> Agent:
 
 
 def _parse_greedy(game: Game, spec: str, argument: str) -> Agent:
-    if argument not in ("", "flips"):
-        raise ValueError(f"Agent spec {spec!r}: expected greedy or greedy:flips (Othello).")
-    return most_flips_agent(game) if argument else greedy_agent(game)
+    builders = {"": greedy_agent, "flips": most_flips_agent, "path": shortest_path_agent}
+    if argument not in builders:
+        raise ValueError(
+            f"Agent spec {spec!r}: expected greedy, greedy:flips (Othello) or greedy:path "
+            "(Quoridor)."
+        )
+    return builders[argument](game)
 
 
 def _parse_solver(game: Game, spec: str, argument: str) -> Agent:
@@ -126,7 +134,8 @@ def from_spec(game: Game, spec: str) -> Agent:
 
     Args:
       game: the game to play.
-      spec: one of ``random``, ``greedy``, ``greedy:flips`` (Othello), ``minimax:<depth>``
+      spec: one of ``random``, ``greedy``, ``greedy:flips`` (Othello), ``greedy:path``
+        (Quoridor), ``minimax:<depth>``
         (depth >= 1), ``mcts:<simulations>`` (>= 1), ``az:<run dir or checkpoint>[:<simulations>]``
         (>= 0; 0 plays the raw policy), ``az:pretrained[:<simulations>]`` (the shipped
         network of the game), ``solver[:exact]`` (Connect Four).

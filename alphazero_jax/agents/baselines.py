@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from alphazero_jax.agents import minimax, rollout_mcts
-from alphazero_jax.games import othello
+from alphazero_jax.games import othello, quoridor
 from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
 
 
@@ -57,6 +57,24 @@ def most_flips_agent(game: Game) -> Agent:
         return uniform_choice(key, legal & (discs == discs.max(axis=-1, keepdims=True)))
 
     return Agent("greedy:flips", act_fn)
+
+
+def shortest_path_agent(game: Game) -> Agent:
+    """Seed 002's greedy Quoridor player (``quoridor.greedy_actions``): it steps along a
+    shortest path to its goal while it has at least as many walls in hand as the opponent,
+    else it places the wall that lengthens the opponent's shortest path the most. Quoridor
+    only."""
+    if game.name != quoridor.NAME:
+        raise ValueError(
+            f"Agent spec 'greedy:path' plays Quoridor, got game {game.name!r}; use 'greedy'."
+        )
+
+    def act_fn(params: None, key: PRNGKey, states: State) -> Array:
+        del params
+        keys = jax.random.split(key, states.current_player.shape[0])
+        return jax.vmap(quoridor.greedy_actions)(states, keys)
+
+    return Agent("greedy:path", act_fn)
 
 
 def minimax_agent(game: Game, *, depth: int, name: str | None = None) -> Agent:

@@ -10,19 +10,21 @@ import functools
 import inspect
 from collections.abc import Callable
 
-from alphazero_jax.games import connect_four, othello, tic_tac_toe
+from alphazero_jax.games import connect_four, othello, quoridor, tic_tac_toe
 from alphazero_jax.games._replay import replay, replay_batch
 from alphazero_jax.types import Game
 
 _FACTORIES: dict[str, Callable[..., Game]] = {
     connect_four.NAME: connect_four.make,
     othello.NAME: othello.make,
+    quoridor.NAME: quoridor.make,
     tic_tac_toe.NAME: tic_tac_toe.make,
 }
 # setting -> (min, max) or (min, max, step).
 _LIMITS: dict[str, dict[str, tuple[int, ...]]] = {
     connect_four.NAME: connect_four.LIMITS,
     othello.NAME: othello.LIMITS,
+    quoridor.NAME: quoridor.LIMITS,
     tic_tac_toe.NAME: tic_tac_toe.LIMITS,
 }
 

@@ -79,9 +79,11 @@ def make(*, rows: int = 6, cols: int = 7, connect: int = 4) -> Game:
         heuristic=_kinarow.make_heuristic(layout),
         symmetries=_kinarow.symmetries(np.arange(cols)[None, :], names),
         to_text=lambda state: _kinarow.to_text(layout, state, " ".join(_COLUMN_CHARS[:cols])),
-        action_to_text=lambda action: _action_to_text(cols, action),
-        actions_from_text=lambda text: _actions_from_text(cols, text),
-        actions_to_text=lambda actions: "".join(_action_to_text(cols, a) for a in actions),
+        action_to_text=lambda action, state=None: _action_to_text(cols, action),
+        actions_from_text=lambda text, state=None: _actions_from_text(cols, text),
+        actions_to_text=lambda actions, state=None: "".join(
+            _action_to_text(cols, a) for a in actions
+        ),
         to_json=lambda state: _kinarow.to_json(layout, state),
     )
 

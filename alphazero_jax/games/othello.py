@@ -280,9 +280,11 @@ def make(*, size: int = 8, legal_plane: int = 1) -> Game:
         heuristic=_make_heuristic(geo),
         symmetries=_symmetries(size),
         to_text=lambda state: _to_text(size, state),
-        action_to_text=lambda action: _action_to_text(size, action),
-        actions_from_text=lambda text: _actions_from_text(size, text),
-        actions_to_text=lambda actions: " ".join(_action_to_text(size, a) for a in actions),
+        action_to_text=lambda action, state=None: _action_to_text(size, action),
+        actions_from_text=lambda text, state=None: _actions_from_text(size, text),
+        actions_to_text=lambda actions, state=None: " ".join(
+            _action_to_text(size, a) for a in actions
+        ),
         to_json=to_json,
     )
 

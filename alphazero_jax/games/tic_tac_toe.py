@@ -74,9 +74,11 @@ def make(*, rows: int = 3, cols: int = 3, connect: int = 3) -> Game:
         heuristic=_kinarow.make_heuristic(layout),
         symmetries=_kinarow.symmetries(np.arange(num_cells).reshape(rows, cols), names),
         to_text=lambda state: _with_ranks(rows, _kinarow.to_text(layout, state, footer)),
-        action_to_text=lambda action: _action_to_text(rows, cols, action),
-        actions_from_text=lambda text: _actions_from_text(rows, cols, text),
-        actions_to_text=lambda actions: " ".join(_action_to_text(rows, cols, a) for a in actions),
+        action_to_text=lambda action, state=None: _action_to_text(rows, cols, action),
+        actions_from_text=lambda text, state=None: _actions_from_text(rows, cols, text),
+        actions_to_text=lambda actions, state=None: " ".join(
+            _action_to_text(rows, cols, a) for a in actions
+        ),
         to_json=lambda state: _kinarow.to_json(layout, state),
     )
 

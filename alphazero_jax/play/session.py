@@ -129,7 +129,12 @@ class PlaySession:
         return [int(a) for a in np.flatnonzero(self._facts[-1].legal)]
 
     def legal_moves(self) -> list[str]:
-        return [self.game.action_to_text(a) for a in self.legal_actions()]
+        return [self.game.action_to_text(a, self.state) for a in self.legal_actions()]
+
+    def move_names(self) -> list[str]:
+        """Each move played so far in the game's notation (a name may depend on its
+        position: a Quoridor pawn move names its square)."""
+        return [self.game.action_to_text(a, s) for a, s in zip(self.actions, self._states)]
 
     def moves_text(self) -> str:
         """The game so far as a move list in the game's notation."""
@@ -171,7 +176,7 @@ class PlaySession:
         if not self.human_to_move:
             raise MoveError("It is the agent's turn, not yours.")
         try:
-            actions = self.game.actions_from_text(text.strip())
+            actions = self.game.actions_from_text(text.strip(), self.state)
         except ValueError as error:
             raise MoveError(f"{error} Legal moves: {', '.join(self.legal_moves())}.") from error
         if len(actions) != 1:
@@ -181,7 +186,7 @@ class PlaySession:
             )
         if actions[0] not in self.legal_actions():
             raise MoveError(
-                f"{self.game.action_to_text(actions[0])} is not legal here. "
+                f"{self.game.action_to_text(actions[0], self.state)} is not legal here. "
                 f"Legal moves: {', '.join(self.legal_moves())}."
             )
         self._push(actions[0])
@@ -248,7 +253,8 @@ class PlaySession:
         for index, action in enumerate(actions):
             if not facts[-1].legal[action]:
                 raise MoveError(
-                    f"Move {index + 1} ({self.game.action_to_text(action)}) is not legal there."
+                    f"Move {index + 1} ({self.game.action_to_text(action, states[-1])}) is not "
+                    "legal there."
                 )
             state, fact = _step_fn(self.game)(states[-1], action)
             states.append(state)
@@ -262,9 +268,11 @@ class PlaySession:
         self.actions.append(action)
 
     def _described(self, action: int, analysis: Analysis) -> AgentMove:
-        move = self.game.action_to_text(action)
+        move = self.game.action_to_text(action, self.state)
         if analysis.shares is None:
             return AgentMove(action, move, None, None)
         shares = np.asarray(analysis.shares[0])
-        named = {self.game.action_to_text(a): float(shares[a]) for a in self.legal_actions()}
+        named = {
+            self.game.action_to_text(a, self.state): float(shares[a]) for a in self.legal_actions()
+        }
         return AgentMove(action, move, float(analysis.value[0]), named)

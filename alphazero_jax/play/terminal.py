@@ -83,8 +83,9 @@ def _start(make_session: Callable[[], PlaySession], write: Callable[[str], None]
 def _command(session: PlaySession, line: str, write: Callable[[str], None]) -> None:
     try:
         if line == "undo":
+            names = session.move_names()
             taken = session.undo()
-            write(f"Took back {', '.join(session.game.action_to_text(a) for a in taken)}.")
+            write(f"Took back {', '.join(names[len(names) - len(taken) :])}.")
             write(session.board_text())
         elif line == "moves":
             write(f"Moves: {session.moves_text() or '(none)'}")

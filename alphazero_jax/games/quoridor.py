@@ -1,0 +1,714 @@
+"""Quoridor for two players on an odd ``size`` x ``size`` board, 5..9 (9 is the standard game).
+
+Rules: each pawn starts in the middle of its own edge -- the first player's on the bottom
+row, the second's on the top row -- and wins on reaching any square of the far edge. A
+move either steps the pawn or places a wall. A step goes to an orthogonally adjacent
+square that no wall separates from it. When that square holds the other pawn, the pawn
+jumps straight over it; if a wall or the board's edge blocks that jump, it steps instead
+diagonally to either side of the other pawn (where no wall blocks the way from it). A wall
+is two squares long and lies in one of the ``(size - 1)^2`` grooves, horizontal or
+vertical; it may not overlap another wall, cross one at its middle, or cut either pawn
+off every square of its goal edge. Each player has ``walls`` walls. A game that reaches
+the move cap, ``4 * size^2`` plies (OpenSpiel's), is a draw unless its last move won.
+
+There is no pass: a pawn always has a move. Were a pawn without one, its only open
+neighbour would be the other pawn's square, whose only open neighbour would be its own
+(else a jump or a diagonal step would be legal), so the two squares would form a region
+of their own that holds both goal edges -- impossible on a board of more than two rows,
+since no wall may cut a pawn off its goal.
+
+Coordinates: rows ``1..size`` from the top, columns ``a..`` from the left, as OpenSpiel.
+A pawn move is written as its destination square (``c4``); a wall by the top-left square
+of the 2x2 block whose middle it covers, then ``h`` or ``v`` (``c3h`` lies between rows 3
+and 4 under columns c and d; ``c3v`` between columns c and d beside rows 3 and 4). A
+pawn move's name depends on where the pawn stands, so the notation
+helpers take the position the moves start from.
+
+Actions are in the **mover's frame**: the board as the mover sees it, heading up (the
+second player's view turns the rows over). Actions 0..11 move the pawn: steps north, east,
+south, west, straight jumps in the same order, then the diagonals NE, SE, SW, NW. Then the
+horizontal walls by groove, ``12 + r * (size - 1) + c``, then the vertical walls.
+Mirroring left to right maps this action space onto itself.
+
+A position keeps walls as rows of bits (bit ``c`` of row ``r`` is groove ``(r, c)``), so
+the path check is a breadth-first flood fill over bit rows: a round spreads the reached
+set one square in the four directions through the open edges with a few shifts and masks.
+The fills for every groove and both players run at once, until each reaches its goal row
+or stops growing. The mover's legal actions are computed once, by the move that makes the
+position, and kept in the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from alphazero_jax.games import _kinarow
+from alphazero_jax.games._validate import check_int
+from alphazero_jax.types import Array, Game, Symmetry
+
+NAME = "quoridor"
+LIMITS = {"size": (5, 9, 2), "walls": (0, 20), "distance_planes": (0, 1)}
+_FILES = "abcdefghi"
+NUM_PAWN_ACTIONS = 12
+# (row, col) offsets of the pawn actions in the mover's frame (north is row - 1).
+PAWN_OFFSETS = np.array(
+    [
+        (-1, 0), (0, 1), (1, 0), (0, -1),  # steps N, E, S, W
+        (-2, 0), (0, 2), (2, 0), (0, -2),  # straight jumps
+        (-1, 1), (1, 1), (1, -1), (-1, -1),  # diagonals NE, SE, SW, NW
+    ],
+    np.int32,
+)  # fmt: skip
+_MIRROR_PAWN = np.array([0, 3, 2, 1, 4, 7, 6, 5, 11, 10, 9, 8], np.int32)
+# The diagonal action for (the direction towards the other pawn, the side stepped to).
+_DIAGONAL = {
+    (0, 1): 8,
+    (0, 3): 11,
+    (2, 1): 9,
+    (2, 3): 10,
+    (1, 0): 8,
+    (1, 2): 9,
+    (3, 0): 11,
+    (3, 2): 10,
+}
+# Heuristic weights: seed 002's features, the shortest-path race (the opponent's distance
+# to its goal minus the mover's, in squares) and the walls in hand (the mover's minus the
+# opponent's). The sum is squashed into +-0.99, so the heuristic stays strictly inside the
+# exact win and loss values it takes at the end.
+WEIGHTS = {"distance": 1.0, "walls": 0.5}
+_HEURISTIC_BOUND = 0.99
+_FAR = 1 << 16  # the distance of an unreachable goal
+
+
+@struct.dataclass
+class QuoridorState:
+    """A Quoridor position in absolute coordinates (the first player's frame)."""
+
+    pawns: Array  # int32[2, 2]: (row, col) of the first and of the second player's pawn.
+    walls_h: Array  # int32[size - 1]: bit c of row r set = a horizontal wall in groove (r, c).
+    walls_v: Array  # int32[size - 1]: the same for vertical walls.
+    walls_left: Array  # int32[2]: walls in hand, per player.
+    legal: Array  # bool[A]: the mover's legal actions (mover's frame); all False at the end.
+    current_player: Array  # int32[]
+    num_moves: Array  # int32[]
+    terminal: Array  # bool[]
+    winner: Array  # int8[]: the winning player, or -1 (game on, or a draw).
+
+    @property
+    def rewards(self) -> Array:
+        """float32[..., 2]: +1 for the winner and -1 for the loser; zeros otherwise."""
+        return _kinarow.rewards_of(self.winner)
+
+
+# --- Bit-row geometry --------------------------------------------------------------------
+
+
+def _bit(index: Array) -> Array:
+    return jnp.left_shift(jnp.int32(1), index)
+
+
+def _test(row: Array, col: Array) -> Array:
+    """bool: bit ``col`` of the int32 ``row``."""
+    return (jnp.right_shift(row, col) & 1) == 1
+
+
+def _open_edges(size: int, walls_h: Array, walls_v: Array) -> tuple[Array, Array]:
+    """The edges no wall blocks, as bit rows (any leading axes).
+
+    Returns:
+      east: int32[..., size]: bit c of row r set = (r, c) and (r, c + 1) are connected.
+      south: int32[..., size - 1]: bit c of row r set = (r, c) and (r + 1, c) connected.
+    """
+    zero = jnp.zeros_like(walls_v[..., :1])
+    # A vertical wall in groove (r, c) separates columns c and c + 1 in rows r and r + 1.
+    blocked_east = jnp.concatenate([walls_v, zero], -1) | jnp.concatenate([zero, walls_v], -1)
+    east = ~blocked_east & ((1 << (size - 1)) - 1)
+    # A horizontal wall in groove (r, c) separates rows r and r + 1 in columns c and c + 1.
+    south = ~(walls_h | (walls_h << 1)) & ((1 << size) - 1)
+    return east, south
+
+
+def _spread(reach: Array, east: Array, south: Array) -> Array:
+    """One flood-fill round: ``reach`` (int32[..., size] bit rows) plus every square one
+    open edge away from it."""
+    zero = jnp.zeros_like(reach[..., :1])
+    down = jnp.concatenate([zero, reach[..., :-1] & south], -1)
+    up = jnp.concatenate([reach[..., 1:] & south, zero], -1)
+    return reach | ((reach & east) << 1) | ((reach >> 1) & east) | down | up
+
+
+def _any_bit(rows: Array) -> Array:
+    return jnp.any(rows != 0, axis=-1)
+
+
+def _race(start: Array, goal: Array, east: Array, south: Array) -> Array:
+    """int32[...]: the fewest steps from the squares of ``start`` to any square of ``goal``
+    (bit rows, broadcast together with the edges), ignoring pawns; ``_FAR`` when no path.
+
+    A breadth-first flood fill; every fill stops when it reaches its goal or stops growing,
+    and the loop when all have stopped.
+    """
+    shape = jnp.broadcast_shapes(start.shape, goal.shape, east.shape[:-1] + start.shape[-1:])
+    start = jnp.broadcast_to(start, shape)
+
+    def grow(carry):
+        reach, steps, live = carry
+        wider = _spread(reach, east, south)
+        hit, grew = _any_bit(wider & goal), _any_bit(wider != reach)
+        steps = steps + live.astype(jnp.int32)
+        steps = jnp.where(live & ~hit & ~grew, _FAR, steps)
+        return wider, steps, live & ~hit & grew
+
+    steps = jnp.zeros(shape[:-1], jnp.int32)
+    live = ~_any_bit(start & goal)
+    _, steps, _ = jax.lax.while_loop(lambda c: jnp.any(c[2]), grow, (start, steps, live))
+    return steps
+
+
+def _distance_field(size: int, goal: Array, east: Array, south: Array) -> Array:
+    """int32[..., size, size]: every square's fewest steps to the ``goal`` squares."""
+    columns = np.arange(size, dtype=np.int32)
+
+    def squares(rows: Array) -> Array:
+        return (jnp.right_shift(rows[..., None], columns) & 1) == 1
+
+    def grow(carry):
+        reach, field, rounds, _ = carry
+        wider = _spread(reach, east, south)
+        field = jnp.where(squares(wider & ~reach), rounds + 1, field)
+        return wider, field, rounds + 1, jnp.any(wider != reach)
+
+    goal = jnp.broadcast_to(goal, jnp.broadcast_shapes(goal.shape, east.shape))
+    field = jnp.where(squares(goal), 0, _FAR).astype(jnp.int32)
+    _, field, _, _ = jax.lax.while_loop(
+        lambda c: c[3], grow, (goal, field, jnp.int32(0), jnp.bool_(True))
+    )
+    return field
+
+
+class _Board:
+    """The static tables of a ``size`` x ``size`` board."""
+
+    def __init__(self, size: int, walls: int):
+        self.size = size
+        self.walls = walls
+        self.grooves = (size - 1) ** 2
+        self.num_actions = NUM_PAWN_ACTIONS + 2 * self.grooves
+        goal = np.zeros((2, size), np.int32)
+        goal[0, 0] = goal[1, size - 1] = (1 << size) - 1  # mover: top row; other: bottom row
+        self.goals = goal  # in the mover's frame
+        # Each candidate wall added alone, as bit rows: [2 * grooves, size - 1] per kind.
+        one_hot = np.zeros((self.grooves, size - 1), np.int32)
+        for r in range(size - 1):
+            for c in range(size - 1):
+                one_hot[r * (size - 1) + c, r] = 1 << c
+        empty = np.zeros_like(one_hot)
+        self.add_h = np.concatenate([one_hot, empty])
+        self.add_v = np.concatenate([empty, one_hot])
+
+    def start(self) -> tuple[np.ndarray, np.ndarray]:
+        middle = self.size // 2
+        return np.array([[self.size - 1, middle], [0, middle]], np.int32), np.array(
+            [self.walls, self.walls], np.int32
+        )
+
+
+def _flip_rows(rows: Array) -> Array:
+    return rows[..., ::-1]
+
+
+def _mover_view(size: int, state: QuoridorState):
+    """The position as the mover sees it: (own pawn, other pawn, walls_h, walls_v, own
+    walls, other's walls), rows turned over when the second player moves."""
+    second = state.current_player == 1
+    pawns = jnp.where(second, state.pawns[::-1], state.pawns)
+    pawns = jnp.where(second, pawns.at[:, 0].set(size - 1 - pawns[:, 0]), pawns)
+    walls_h = jnp.where(second, _flip_rows(state.walls_h), state.walls_h)
+    walls_v = jnp.where(second, _flip_rows(state.walls_v), state.walls_v)
+    walls_left = jnp.where(second, state.walls_left[::-1], state.walls_left)
+    return pawns[0], pawns[1], walls_h, walls_v, walls_left[0], walls_left[1]
+
+
+def _pawn_rows(size: int, pawn: Array) -> Array:
+    """int32[size]: the bit rows of one square."""
+    return jnp.where(jnp.arange(size) == pawn[0], _bit(pawn[1]), 0)
+
+
+def _can_go(size: int, east: Array, south: Array, square: Array, direction: int) -> Array:
+    """bool: whether the edge from ``square`` in ``direction`` (0 N, 1 E, 2 S, 3 W) is
+    open (on the board and not walled)."""
+    row, col = square[0], square[1]
+    if direction == 0:
+        return (row > 0) & _test(south[jnp.maximum(row - 1, 0)], col)
+    if direction == 2:
+        return (row < size - 1) & _test(south[jnp.minimum(row, size - 2)], col)
+    if direction == 1:
+        return _test(east[row], col)
+    return (col > 0) & _test(east[row], jnp.maximum(col - 1, 0))
+
+
+def _pawn_moves(size: int, own: Array, other: Array, east: Array, south: Array) -> Array:
+    """bool[12]: the legal pawn actions (mover's frame)."""
+    legal = [jnp.bool_(False)] * NUM_PAWN_ACTIONS
+    for direction in range(4):
+        offset = PAWN_OFFSETS[direction]
+        can = _can_go(size, east, south, own, direction)
+        facing = can & jnp.all(own + offset == other)
+        legal[direction] = can & ~facing
+        over = _can_go(size, east, south, other, direction)
+        legal[4 + direction] = facing & over
+        for side in ((direction + 1) % 4, (direction + 3) % 4):
+            action = _DIAGONAL[(direction, side)]
+            beside = facing & ~over & _can_go(size, east, south, other, side)
+            legal[action] = legal[action] | beside
+    return jnp.stack(legal)
+
+
+def _wall_moves(board: _Board, own: Array, other: Array, walls_h: Array, walls_v: Array):
+    """bool[2 * grooves]: the grooves where a horizontal, then a vertical, wall may go
+    (mover's frame; walls in hand not considered)."""
+    size = board.size
+    mask = (1 << (size - 1)) - 1
+    zero = jnp.zeros_like(walls_v[:1])
+    v_above = jnp.concatenate([zero, walls_v[:-1]])
+    v_below = jnp.concatenate([walls_v[1:], zero])
+    free_h = ~(walls_h | (walls_h << 1) | (walls_h >> 1) | walls_v) & mask
+    free_v = ~(walls_v | v_above | v_below | walls_h) & mask
+    east, south = _open_edges(size, walls_h | board.add_h, walls_v | board.add_v)  # [K, ...]
+    pawns = jnp.stack([_pawn_rows(size, own), _pawn_rows(size, other)])  # [2, size]
+    steps = _race(pawns, board.goals, east[:, None], south[:, None])  # [K, 2]
+    connected = jnp.all(steps < _FAR, axis=-1)
+    free = jnp.concatenate([free_h, free_v])  # [2 * (size - 1)] rows
+    bits = _test(free[:, None], jnp.arange(size - 1)).reshape(-1)
+    return bits & connected
+
+
+def _legal_actions(board: _Board, own, other, walls_h, walls_v, walls_in_hand) -> Array:
+    """bool[A]: the mover's legal actions (mover's frame)."""
+    east, south = _open_edges(board.size, walls_h, walls_v)
+    pawn = _pawn_moves(board.size, own, other, east, south)
+    walls = _wall_moves(board, own, other, walls_h, walls_v) & (walls_in_hand > 0)
+    return jnp.concatenate([pawn, walls])
+
+
+def make(*, size: int = 9, walls: int = 10, distance_planes: int = 1) -> Game:
+    """Quoridor on a ``size`` x ``size`` board with ``walls`` walls per player.
+
+    Args:
+      size: the board's side, odd, 5..9 (5 with 3 walls and 7 with 6 suit a CPU).
+      walls: walls each player starts with, 0..20.
+      distance_planes: 1 to add two observation planes with every square's shortest-path
+        distance to the mover's goal and to the opponent's (divided by ``size^2``).
+
+    Returns:
+      The game as pure functions; its states are ``QuoridorState``.
+    """
+    check_int(NAME, "size", size, *LIMITS["size"][:2])
+    if size % 2 == 0:
+        raise ValueError(f"{NAME}: size must be odd (5, 7 or 9), got {size!r}.")
+    check_int(NAME, "walls", walls, *LIMITS["walls"])
+    check_int(NAME, "distance_planes", distance_planes, *LIMITS["distance_planes"])
+    board = _Board(size, walls)
+    start_pawns, start_walls = board.start()
+    no_walls = np.zeros(size - 1, np.int32)
+    first_legal = np.asarray(
+        _legal_actions(
+            board,
+            jnp.asarray(start_pawns[0]),
+            jnp.asarray(start_pawns[1]),
+            jnp.asarray(no_walls),
+            jnp.asarray(no_walls),
+            jnp.int32(walls),
+        )
+    )
+    cap = 4 * size * size
+
+    def init(key: Array) -> QuoridorState:
+        del key  # Quoridor always starts from the same position.
+        return QuoridorState(
+            pawns=jnp.asarray(start_pawns),
+            walls_h=jnp.asarray(no_walls),
+            walls_v=jnp.asarray(no_walls),
+            walls_left=jnp.asarray(start_walls),
+            legal=jnp.asarray(first_legal),
+            current_player=jnp.int32(0),
+            num_moves=jnp.int32(0),
+            terminal=jnp.bool_(False),
+            winner=jnp.int8(-1),
+        )
+
+    def step(state: QuoridorState, action: Array) -> QuoridorState:
+        action = jnp.asarray(action, jnp.int32)
+        own, other, walls_h, walls_v, own_walls, other_walls = _mover_view(size, state)
+        legal_move = state.legal[jnp.clip(action, 0, board.num_actions - 1)]
+        legal_move = legal_move & (action >= 0) & (action < board.num_actions)
+        # A pawn move.
+        moving = action < NUM_PAWN_ACTIONS
+        target = own + jnp.asarray(PAWN_OFFSETS)[jnp.clip(action, 0, NUM_PAWN_ACTIONS - 1)]
+        own = jnp.where(moving & legal_move, target, own)
+        # A wall.
+        groove = action - NUM_PAWN_ACTIONS
+        placing = (groove >= 0) & (groove < 2 * board.grooves) & legal_move
+        row_bit = _bit(groove % (size - 1)) * placing
+        rows = jnp.arange(size - 1) == (groove % board.grooves) // (size - 1)
+        horizontal = groove < board.grooves
+        walls_h = walls_h | jnp.where(rows & horizontal, row_bit, 0)
+        walls_v = walls_v | jnp.where(rows & ~horizontal, row_bit, 0)
+        own_walls = own_walls - placing.astype(jnp.int32)
+        # The other player moves next: its frame is this one turned over.
+        won = moving & (own[0] == 0)
+        capped = state.num_moves + 1 >= cap
+        mover = state.current_player
+
+        def turned(square):
+            return jnp.stack([size - 1 - square[0], square[1]])
+
+        next_legal = _legal_actions(
+            board, turned(other), turned(own), walls_h[::-1], walls_v[::-1], other_walls
+        )
+        over = won | capped | ~legal_move
+        second = mover == 1  # the mover's frame back to absolute coordinates
+        pawns = jnp.stack([own, other])
+        moved = QuoridorState(
+            pawns=jnp.where(second, jnp.stack([turned(other), turned(own)]), pawns),
+            walls_h=jnp.where(second, walls_h[::-1], walls_h),
+            walls_v=jnp.where(second, walls_v[::-1], walls_v),
+            walls_left=jnp.where(
+                second, jnp.stack([other_walls, own_walls]), jnp.stack([own_walls, other_walls])
+            ),
+            legal=next_legal & ~over,
+            current_player=1 - mover,
+            num_moves=state.num_moves + 1,
+            terminal=over,
+            winner=jnp.where(legal_move, jnp.where(won, mover, -1), 1 - mover).astype(jnp.int8),
+        )
+        return jax.tree.map(lambda old, new: jnp.where(state.terminal, old, new), state, moved)
+
+    def legal_action_mask(state: QuoridorState) -> Array:
+        return state.legal
+
+    def observe(state: QuoridorState) -> Array:
+        own, other, walls_h, walls_v, own_walls, other_walls = _mover_view(size, state)
+        cells = np.arange(size)
+
+        def square(pawn):
+            return (cells[:, None] == pawn[0]) & (cells[None, :] == pawn[1])
+
+        def grooves(rows):  # the groove (r, c) at square (r, c); the last row and column empty
+            bits = _test(rows[:, None], cells[None, :-1])
+            return jnp.pad(bits, ((0, 1), (0, 1)))
+
+        share = max(walls, 1)
+        planes = [
+            square(own),
+            square(other),
+            grooves(walls_h),
+            grooves(walls_v),
+            jnp.full((size, size), own_walls / share),
+            jnp.full((size, size), other_walls / share),
+        ]
+        if distance_planes:
+            east, south = _open_edges(size, walls_h, walls_v)
+            field = _distance_field(size, jnp.asarray(board.goals), east, south)
+            planes += [jnp.minimum(field[0], size * size) / (size * size)]
+            planes += [jnp.minimum(field[1], size * size) / (size * size)]
+        return jnp.stack([p.astype(jnp.float32) for p in planes], axis=-1)
+
+    def heuristic(state: QuoridorState) -> Array:
+        own, other, walls_h, walls_v, own_walls, other_walls = _mover_view(size, state)
+        east, south = _open_edges(size, walls_h, walls_v)
+        pawns = jnp.stack([_pawn_rows(size, own), _pawn_rows(size, other)])
+        steps = _race(pawns, jnp.asarray(board.goals), east, south)
+        score = WEIGHTS["distance"] * (steps[1] - steps[0]) + WEIGHTS["walls"] * (
+            own_walls - other_walls
+        )
+        value = _HEURISTIC_BOUND * jnp.tanh(score / size)
+        exact = state.rewards[state.current_player]
+        return jnp.where(state.terminal, exact, value).astype(jnp.float32)
+
+    def to_json(state: QuoridorState) -> dict:
+        return _to_json(board, state)
+
+    return Game(
+        name=NAME,
+        num_actions=board.num_actions,
+        observation_shape=(size, size, 6 + 2 * distance_planes),
+        max_num_moves=cap,
+        settings=(("size", size), ("walls", walls), ("distance_planes", distance_planes)),
+        init=init,
+        step=step,
+        observe=observe,
+        legal_action_mask=legal_action_mask,
+        heuristic=heuristic,
+        symmetries=_symmetries(board),
+        to_text=lambda state: _to_text(board, state),
+        action_to_text=lambda action, state=None: _Notation(board, state).name(action),
+        actions_from_text=lambda text, state=None: _Notation(board, state).parse(text),
+        actions_to_text=lambda actions, state=None: _Notation(board, state).write(actions),
+        to_json=to_json,
+    )
+
+
+# --- Seed 002's greedy player ---------------------------------------------------------------
+
+
+def greedy_actions(state: QuoridorState, key: Array) -> Array:
+    """int32[]: seed 002's greedy move for one state. While the mover has at least as many
+    walls in hand as the opponent it steps along a shortest path to its goal; otherwise it
+    places the wall that lengthens the opponent's shortest path the most (if one does;
+    else it steps). Ties are broken uniformly at random with ``key``."""
+    size = state.walls_h.shape[-1] + 1
+    board = _Board(size, 0)
+    own, other, walls_h, walls_v, own_walls, other_walls = _mover_view(size, state)
+    east, south = _open_edges(size, walls_h, walls_v)
+    field = _distance_field(size, jnp.asarray(board.goals[0]), east, south)
+    targets = jnp.clip(own + jnp.asarray(PAWN_OFFSETS), 0, size - 1)
+    pawn_legal = state.legal[:NUM_PAWN_ACTIONS]
+    distance = jnp.where(pawn_legal, field[targets[:, 0], targets[:, 1]], _FAR)
+    step_scores = jnp.where(pawn_legal & (distance == distance.min()), 1.0, 0.0)
+    # The opponent's shortest path after each wall.
+    add_east, add_south = _open_edges(size, walls_h | board.add_h, walls_v | board.add_v)
+    before = _race(_pawn_rows(size, other), jnp.asarray(board.goals[1]), east, south)
+    after = _race(_pawn_rows(size, other), jnp.asarray(board.goals[1]), add_east, add_south)
+    wall_legal = state.legal[NUM_PAWN_ACTIONS:]
+    gain = jnp.where(wall_legal, after - before, -1)
+    wall_scores = jnp.where(wall_legal & (gain == gain.max()), 1.0, 0.0)
+    walling = (own_walls < other_walls) & (gain.max() > 0)
+    scores = jnp.concatenate(
+        [
+            jnp.where(walling, 0.0, step_scores),
+            jnp.where(walling, wall_scores, 0.0),
+        ]
+    )
+    scores = jnp.where(jnp.any(scores > 0), scores, state.legal.astype(jnp.float32))
+    return jax.random.categorical(key, jnp.log(scores)).astype(jnp.int32)
+
+
+# --- Symmetry, notation and pictures ------------------------------------------------------
+
+
+def _symmetries(board: _Board) -> tuple[Symmetry, ...]:
+    """The identity and the left-right mirror (the only symmetry that keeps both goals)."""
+    size = board.size
+    grooves = np.arange(board.grooves).reshape(size - 1, size - 1)[:, ::-1].reshape(-1)
+    permutation = np.concatenate(
+        [
+            _MIRROR_PAWN,
+            NUM_PAWN_ACTIONS + grooves,
+            NUM_PAWN_ACTIONS + board.grooves + grooves,
+        ]
+    ).astype(np.int32)
+
+    def mirror(observation: Array) -> Array:
+        flipped = observation[..., ::-1, :]
+        # A groove (r, c) is drawn at square (r, c): it mirrors to column size - 2 - c.
+        shifted = jnp.roll(flipped, -1, axis=-2)
+        is_groove = np.zeros(observation.shape[-1], bool)
+        is_groove[2:4] = True
+        return jnp.where(is_groove, shifted, flipped)
+
+    identity = Symmetry("identity", lambda obs: obs, np.arange(board.num_actions, dtype=np.int32))
+    return identity, Symmetry("mirror", mirror, permutation)
+
+
+def _square_text(row: int, col: int) -> str:
+    return f"{_FILES[col]}{row + 1}"
+
+
+class _Notation:
+    """Move names, which depend on the pawns: a host-side replay of pawn positions and
+    turns from ``state`` (the start position when None)."""
+
+    def __init__(self, board: _Board, state: QuoridorState | None):
+        self.board = board
+        if state is None:
+            self.pawns = [list(p) for p in board.start()[0]]
+            self.player = 0
+        else:
+            self.pawns = [[int(x) for x in p] for p in np.asarray(state.pawns)]
+            self.player = int(state.current_player)
+
+    def _absolute(self, action: int) -> tuple[str, tuple[int, int] | None]:
+        """The name of ``action`` for the current mover and, for a pawn move, its square."""
+        board, size = self.board, self.board.size
+        if not 0 <= action < board.num_actions:
+            raise ValueError(
+                f"Quoridor action must be in [0, {board.num_actions}) on a {size}x{size} "
+                f"board, got {action}."
+            )
+        sign = 1 if self.player == 0 else -1  # the second player's frame turns rows over
+        if action < NUM_PAWN_ACTIONS:
+            row, col = self.pawns[self.player]
+            d_row, d_col = PAWN_OFFSETS[action]
+            square = (row + sign * int(d_row), col + int(d_col))
+            if not (0 <= square[0] < size and 0 <= square[1] < size):
+                raise ValueError(
+                    f"Pawn action {action} leaves the board from {_square_text(row, col)}."
+                )
+            return _square_text(*square), square
+        groove = action - NUM_PAWN_ACTIONS
+        kind = "h" if groove < board.grooves else "v"
+        row, col = divmod(groove % board.grooves, size - 1)
+        if self.player == 1:
+            row = size - 2 - row
+        return f"{_FILES[col]}{row + 1}{kind}", None
+
+    def _play(self, action: int) -> str:
+        name, square = self._absolute(action)
+        if square is not None:
+            self.pawns[self.player] = list(square)
+        self.player = 1 - self.player
+        return name
+
+    def name(self, action: int) -> str:
+        return self._absolute(int(action))[0]
+
+    def write(self, actions: Sequence[int]) -> str:
+        return " ".join(self._play(int(a)) for a in actions)
+
+    def parse(self, text: str) -> list[int]:
+        """Parses ``"c4 c2 c3h"`` (spaces or commas between moves, any case)."""
+        actions = []
+        for index, token in enumerate(text.replace(",", " ").split()):
+            action = self._parse_one(token.lower())
+            if action is None:
+                size = self.board.size
+                raise ValueError(
+                    f"Move {token!r} at index {index} of {text!r} is not a Quoridor move here: "
+                    f"expected a pawn move to a square a..{_FILES[size - 1]}1..{size} (rows "
+                    f"from the top) at most two steps away, e.g. 'e8', a wall such as 'e3h' "
+                    f"or 'd4v' (columns a..{_FILES[size - 2]}, rows 1..{size - 1})."
+                )
+            self._play(action)
+            actions.append(action)
+        return actions
+
+    def _parse_one(self, token: str) -> int | None:
+        board, size = self.board, self.board.size
+        kind = token[-1] if token[-1:] in ("h", "v") else ""
+        file, rank = token[:1], token[1 : len(token) - len(kind)]
+        if file not in _FILES[:size] or not rank.isdigit():
+            return None
+        row, col = int(rank) - 1, _FILES.index(file)
+        if kind:
+            if not (0 <= row < size - 1 and col < size - 1):
+                return None
+            if self.player == 1:
+                row = size - 2 - row
+            groove = row * (size - 1) + col + (board.grooves if kind == "v" else 0)
+            return NUM_PAWN_ACTIONS + groove
+        for action in range(NUM_PAWN_ACTIONS):
+            try:
+                if self._absolute(action)[1] == (row, col):
+                    return action
+            except ValueError:
+                continue
+        return None
+
+
+def _to_json(board: _Board, state: QuoridorState) -> dict:
+    """The position for a front end: the grid (1 and 2 for the pawns), the walls by groove
+    ``[row, col]`` (absolute), the walls in hand and the legal moves' names."""
+    size = board.size
+    pawns = np.asarray(state.pawns).tolist()
+    cells = [[0] * size for _ in range(size)]
+    for player, (row, col) in enumerate(pawns):
+        cells[row][col] = player + 1
+
+    def grooves(rows) -> list[list[int]]:
+        rows = np.asarray(rows)
+        return [[r, c] for r in range(size - 1) for c in range(size - 1) if (rows[r] >> c) & 1]
+
+    return {
+        "rows": size,
+        "cols": size,
+        "cells": cells,
+        "pawns": pawns,
+        "walls_h": grooves(state.walls_h),
+        "walls_v": grooves(state.walls_v),
+        "walls_left": [int(w) for w in np.asarray(state.walls_left)],
+    }
+
+
+def _to_text(board: _Board, state: QuoridorState) -> str:
+    """ASCII picture: ``X`` the first player's pawn (heading up), ``O`` the second's, ``.``
+    a square, ``|`` and ``---`` walls, ``+`` a wall's middle; rows numbered from the top."""
+    size = board.size
+    position = _to_json(board, state)
+    horizontal = {tuple(g) for g in position["walls_h"]}
+    vertical = {tuple(g) for g in position["walls_v"]}
+    chars = (_kinarow.EMPTY_CHAR, *_kinarow.STONE_CHARS)
+    width = len(str(size))
+    lines = [(" " * width + " ".join(f" {f} " for f in _FILES[:size])).rstrip()]
+    for row in range(size):
+        line = f"{row + 1:>{width}}"
+        for col in range(size):
+            wall = (row, col) in vertical or (row - 1, col) in vertical
+            line += f" {chars[position['cells'][row][col]]} " + ("|" if wall else " ")
+        lines.append(line.rstrip())
+        if row < size - 1:
+            line = " " * width
+            for col in range(size):
+                under = (row, col) in horizontal or (row, col - 1) in horizontal
+                middle = (row, col) in horizontal or (row, col) in vertical
+                line += ("---" if under else "   ") + ("+" if middle else " ")
+            lines.append(line.rstrip())
+    walls = position["walls_left"]
+    lines.append(f"walls in hand: X {walls[0]}, O {walls[1]}")
+    return "\n".join(lines)
+
+
+def setup(
+    game: Game,
+    *,
+    pawns: tuple[str, str],
+    walls: str = "",
+    walls_left: tuple[int, int] | None = None,
+    player: int = 0,
+) -> QuoridorState:
+    """A position drawn by hand: the pawns' squares (first player, second player), the
+    walls in the notation (``"c3h d4v"``, absolute), walls in hand per player (default: the
+    game's count minus the walls drawn, split by the order given, alternately) and the
+    player to move. For tests and for setting up positions; it is checked that walls neither
+    overlap nor cross, but not that the position is reachable."""
+    settings = dict(game.settings)
+    size = settings["size"]
+    board = _Board(size, settings["walls"])
+    squares = []
+    for text in pawns:
+        token = text.lower()
+        if token[:1] not in _FILES[:size] or not token[1:].isdigit():
+            raise ValueError(f"Expected a square such as 'e1', got {text!r}.")
+        squares.append([int(token[1:]) - 1, _FILES.index(token[0])])
+    rows = {"h": np.zeros(size - 1, np.int64), "v": np.zeros(size - 1, np.int64)}
+    names = walls.split()
+    for name in names:
+        kind, file, rank = name[-1], name[0], name[1:-1]
+        row, col = int(rank) - 1, _FILES.index(file)
+        rows[kind][row] |= 1 << col
+    h, v = rows["h"], rows["v"]
+    clash = (h & (h << 1)).any() or (v[1:] & v[:-1]).any() or (h & v).any()
+    if clash:
+        raise ValueError(f"Walls {walls!r} overlap or cross.")
+    if walls_left is None:
+        placed = [len(names[0::2]), len(names[1::2])]
+        walls_left = (settings["walls"] - placed[0], settings["walls"] - placed[1])
+    state = QuoridorState(
+        pawns=jnp.asarray(squares, jnp.int32),
+        walls_h=jnp.asarray(h, jnp.int32),
+        walls_v=jnp.asarray(v, jnp.int32),
+        walls_left=jnp.asarray(walls_left, jnp.int32),
+        legal=jnp.zeros(board.num_actions, bool),
+        current_player=jnp.int32(player),
+        num_moves=jnp.int32(0),
+        terminal=jnp.bool_(False),
+        winner=jnp.int8(-1),
+    )
+    own, other, walls_h, walls_v, own_walls, _ = _mover_view(size, state)
+    legal = _legal_actions(board, own, other, walls_h, walls_v, own_walls)
+    return state.replace(legal=legal)

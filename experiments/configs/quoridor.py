@@ -1,0 +1,51 @@
+r"""Quoridor. Presets: ``default`` (9x9 with 10 walls each, an accelerator), ``cpu`` (5x5 with
+3 walls, about an hour on a 2-core CPU), ``smoke`` (5x5, tests) and ``auto`` (``cpu``
+unless JAX sees an accelerator):
+
+    python -m experiments.train --config=experiments/configs/quoridor.py:cpu \
+        --workdir=runs/quoridor_5x5
+
+The evaluation plays seed 002's baselines: random, its greedy player (``greedy:path``:
+walk a shortest path, wall back when behind on walls) and alpha-beta on its heuristic
+(``minimax:d``, shortest-path race and walls in hand).
+"""
+
+from __future__ import annotations
+
+import ml_collections
+
+from experiments.configs import base
+
+PRESETS = base.PRESETS
+OPPONENTS = ("random", "greedy:path", "minimax:2")
+
+
+def get_config(preset: str = "default") -> ml_collections.ConfigDict:
+    preset = base.resolve_preset(preset)
+    config = base.base_config()
+    config.game.name = "quoridor"
+    if preset == "default":  # 9x9, 10 walls: 140 actions, games of 60-100 plies
+        config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
+        config.num_iterations = 1000
+        config.network.update(channels=128, blocks=8, value_hidden=128)
+        config.search.num_simulations = 128
+        config.selfplay.update(batch_size=1024, num_moves=160, num_sampling_moves=20)
+        config.replay.capacity = 1_000_000
+        config.learner.update(batch_size=1024, updates_per_iteration=64)
+        config.evaluation.update(every=25, games=128, opponents=(*OPPONENTS, "minimax:3"))
+        return config
+    config.game.settings = {"size": 5, "walls": 3, "distance_planes": 1}
+    if preset == "smoke":
+        config = base.smoke(config)
+        config.selfplay.num_moves = 100  # the move cap: every slot finishes a game
+        config.evaluation.opponents = OPPONENTS
+        return config
+    # cpu: 5x5 with 3 walls each; games of 10 to 30 plies.
+    config.num_iterations = 200
+    config.network.update(channels=32, blocks=3, value_hidden=32)
+    config.search.num_simulations = 32
+    config.selfplay.update(batch_size=48, num_moves=100, num_sampling_moves=6)
+    config.replay.capacity = 40_000
+    config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
+    config.evaluation.update(every=20, games=64, opponents=OPPONENTS)
+    return config

@@ -1,0 +1,255 @@
+"""Quoridor: hand-drawn positions (jumps, diagonals, sealing, crossing and overlapping walls,
+the move cap), notation, symmetry, the heuristic and seed 002's greedy player.
+
+Positions are drawn with ``quoridor.setup``: squares and walls in the game's notation
+(rows 1..size from the top; the first player, X, starts on the bottom row and heads up).
+"""
+
+import collections
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from alphazero_jax import agents, games
+from alphazero_jax.games import quoridor
+
+GAME = games.make("quoridor", size=5, walls=3)
+STEP = jax.jit(GAME.step)
+
+
+def _names(state, game=GAME):
+    return {game.action_to_text(int(a), state) for a in np.flatnonzero(np.asarray(state.legal))}
+
+
+def _pawn_moves(state, game=GAME):
+    return {name for name in _names(state, game) if name[-1] not in "hv"}
+
+
+def _play(text, game=GAME, state=None):
+    state = game.init(jax.random.key(0)) if state is None else state
+    step = STEP if game is GAME else jax.jit(game.step)
+    for action in game.actions_from_text(text, state):
+        state = step(state, action)
+    return state
+
+
+def test_start_position_has_three_steps_and_every_wall():
+    assert _pawn_moves(GAME.init(None)) == {"c4", "b5", "d5"}
+    assert len(_names(GAME.init(None))) == 3 + 2 * 16
+    nine = games.make("quoridor")
+    assert nine.num_actions == 12 + 2 * 64
+    assert len(_names(nine.init(None), nine)) == 3 + 128  # OpenSpiel's count too
+
+
+def test_facing_pawns_jump_straight_over():
+    state = quoridor.setup(GAME, pawns=("c3", "c2"))
+    assert _pawn_moves(state) == {"c1", "b3", "d3", "c4"}
+    state = STEP(state, GAME.actions_from_text("c1", state)[0])
+    assert state.terminal and state.winner == 0  # c1 is on X's goal row
+
+
+def test_a_wall_behind_the_other_pawn_turns_the_jump_diagonal():
+    state = quoridor.setup(GAME, pawns=("c3", "c2"), walls="c1h", walls_left=(3, 3))
+    assert _pawn_moves(state) == {"b2", "d2", "b3", "d3", "c4"}
+    # A wall on one side of the other pawn leaves the other diagonal.
+    state = quoridor.setup(GAME, pawns=("c3", "c2"), walls="c1h b1v", walls_left=(3, 3))
+    assert _pawn_moves(state) == {"d2", "b3", "d3", "c4"}
+
+
+def test_the_edge_behind_the_other_pawn_turns_the_jump_diagonal():
+    state = quoridor.setup(GAME, pawns=("c2", "c1"))
+    assert _pawn_moves(state) == {"b1", "d1", "b2", "d2", "c3"}
+    state = STEP(state, GAME.actions_from_text("d1", state)[0])
+    assert state.terminal and state.winner == 0
+
+
+def test_the_second_player_jumps_towards_its_own_goal():
+    state = quoridor.setup(GAME, pawns=("c3", "c2"), player=1)
+    assert _pawn_moves(state) == {"c4", "b2", "d2", "c1"}
+    state = quoridor.setup(GAME, pawns=("c3", "c2"), walls="b3h", walls_left=(3, 3), player=1)
+    assert _pawn_moves(state) == {"b3", "d3", "b2", "d2", "c1"}
+
+
+def test_steps_stop_at_walls():
+    state = quoridor.setup(GAME, pawns=("c3", "a1"), walls="b2h c3v b3h", walls_left=(3, 3))
+    assert _pawn_moves(state) == {"b3"}  # north under b2h, east by c3v, south over b3h
+
+
+def test_a_wall_that_seals_a_pawn_in_is_illegal():
+    # X in the corner pocket a5-b5 under a4h: b4v would close the pocket.
+    sealed = quoridor.setup(GAME, pawns=("a5", "c1"), walls="a4h", walls_left=(3, 3))
+    assert "b4v" not in _names(sealed)
+    assert "b4v" in _names(quoridor.setup(GAME, pawns=("c5", "c1"), walls="a4h"))
+    # The opponent may not be sealed in either.
+    sealed = quoridor.setup(GAME, pawns=("c5", "a1"), walls="a1h", walls_left=(3, 3))
+    assert "b1v" not in _names(sealed)
+    # Played anyway, it ends the game as a loss for the mover.
+    state = STEP(sealed, GAME.actions_from_text("b1v", sealed)[0])
+    assert state.terminal and state.winner == 1
+
+
+def test_walls_may_neither_overlap_nor_cross():
+    names = _names(quoridor.setup(GAME, pawns=("c5", "c1"), walls="c3h"))
+    assert not {"c3h", "b3h", "d3h", "c3v"} & names
+    assert {"a3h", "c2h", "c4h", "b3v", "d3v", "c2v", "c4v"} <= names
+    names = _names(quoridor.setup(GAME, pawns=("c5", "c1"), walls="c3v"))
+    assert not {"c3v", "c2v", "c4v", "c3h"} & names
+    assert {"c1v", "b3v", "d3v", "b3h", "d3h"} <= names
+    with pytest.raises(ValueError, match="overlap or cross"):
+        quoridor.setup(GAME, pawns=("c5", "c1"), walls="c3h c3v")
+
+
+def test_walls_at_the_edges_are_legal():
+    assert {"a1h", "a1v", "d1h", "d1v", "a4h", "a4v", "d4h", "d4v"} <= _names(GAME.init(None))
+
+
+def test_no_walls_in_hand_means_no_walls():
+    state = quoridor.setup(GAME, pawns=("c5", "c1"), walls_left=(0, 3))
+    assert _names(state) == {"c4", "b5", "d5"}
+
+
+def test_walls_are_placed_where_they_are_named_whoever_places_them():
+    first = _play("c3h")
+    second = _play("c4 c3h")
+    assert GAME.to_json(first)["walls_h"] == GAME.to_json(second)["walls_h"] == [[2, 2]]
+    assert GAME.to_json(second)["walls_left"] == [3, 2]
+    assert _play("b2v").walls_v.tolist() == [0, 1 << 1, 0, 0]
+
+
+def test_the_move_cap_draws_and_a_win_on_the_last_ply_still_wins():
+    shuffle = "c4 c2 c5 c1 " * 25  # 100 plies back and forth: the 5x5 cap
+    state = _play(shuffle)
+    assert state.terminal and int(state.num_moves) == GAME.max_num_moves == 100
+    assert state.winner == -1 and state.rewards.tolist() == [0.0, 0.0]
+    # OpenSpiel calls this one a draw (its cap overrides the win); the rules say X won.
+    last = quoridor.setup(GAME, pawns=("c2", "a3")).replace(num_moves=jnp.int32(99))
+    won = STEP(last, GAME.actions_from_text("c1", last)[0])
+    assert won.terminal and won.winner == 0
+
+
+def test_notation_round_trips_and_rejects_bad_moves():
+    text = "c4 c2 c3h b2v d4 c3 a4h"
+    assert GAME.actions_to_text(GAME.actions_from_text(text)) == text
+    state = _play("c4 c2")
+    assert GAME.action_to_text(0, state) == "c3"  # north from c4
+    assert GAME.action_to_text(0, _play("c4")) == "c2"  # north for O is down the rows
+    for bad in ("e1h", "a5v", "c4", "z3", "c4hh", "c9"):
+        with pytest.raises(ValueError, match="not a Quoridor move here"):
+            GAME.actions_from_text(f"c4 {bad}")
+    with pytest.raises(ValueError, match="index 1"):
+        GAME.actions_from_text("c4 e1h")
+
+
+def test_text_picture():
+    picture = GAME.to_text(_play("c4 c2 c3h b2v"))
+    assert picture.splitlines() == [
+        "  a   b   c   d   e",
+        "1 .   .   .   .   .",
+        "",
+        "2 .   . | O   .   .",
+        "        +",
+        "3 .   . | .   .   .",
+        "         ---+---",
+        "4 .   .   X   .   .",
+        "",
+        "5 .   .   .   .   .",
+        "walls in hand: X 2, O 2",
+    ]
+
+
+def test_the_mirror_maps_observations_and_legal_moves():
+    state = quoridor.setup(GAME, pawns=("b4", "d2"), walls="a1h c3v", walls_left=(2, 1))
+    mirrored = quoridor.setup(GAME, pawns=("d4", "b2"), walls="d1h b3v", walls_left=(2, 1))
+    identity, mirror = GAME.symmetries
+    assert identity.name == "identity" and mirror.name == "mirror"
+    np.testing.assert_array_equal(
+        mirror.transform_observation(GAME.observe(state)), GAME.observe(mirrored)
+    )
+    np.testing.assert_array_equal(
+        np.asarray(state.legal)[mirror.action_permutation], np.asarray(mirrored.legal)
+    )
+    assert sorted(mirror.action_permutation.tolist()) == list(range(GAME.num_actions))
+
+
+def test_observation_planes_from_the_movers_view():
+    state = _play("c4 c3h")  # X stepped, O placed a wall; X to move
+    planes = np.asarray(GAME.observe(state))
+    assert planes[3, 2, 0] == 1 and planes[0, 2, 1] == 1  # own pawn c4, other pawn c1
+    assert planes[2, 2, 2] == 1 and planes[..., 3].sum() == 0  # the wall c3h
+    assert planes[0, 0, 4] == 1 and planes[0, 0, 5] == pytest.approx(2 / 3)  # walls in hand
+    assert planes[3, 2, 6] * 25 == pytest.approx(4)  # c4, round the wall: b4 b3 b2 b1
+    turned = np.asarray(GAME.observe(_play("c4 c3h b4")))  # O to move: rows turned over
+    assert turned[4, 2, 0] == 1 and turned[1, 1, 1] == 1  # own pawn c1, other pawn b4
+    assert turned[1, 2, 2] == 1  # the wall c3h, seen from the other side
+
+
+def test_heuristic_is_the_race_and_exact_at_the_end():
+    start = GAME.init(None)
+    assert float(GAME.heuristic(start)) == 0.0
+    ahead = _play("c4")  # O to move, one step behind
+    assert float(GAME.heuristic(ahead)) == pytest.approx(-0.99 * np.tanh(1 / 5))
+    walled = quoridor.setup(GAME, pawns=("c5", "c1"), walls_left=(3, 1))
+    assert float(GAME.heuristic(walled)) == pytest.approx(0.99 * np.tanh(1 / 5))
+    won = _play("c4 c2 c3 b2 c2 b3 c1")
+    assert won.terminal and float(GAME.heuristic(won)) == -1.0
+
+
+def _bfs_distance(game, state, player):
+    """An independent breadth-first search over squares: ``player``'s fewest steps home."""
+    position = game.to_json(state)
+    size = position["rows"]
+    h = {tuple(g) for g in position["walls_h"]}
+    v = {tuple(g) for g in position["walls_v"]}
+
+    def blocked(a, b):
+        (r, c), (r2, c2) = sorted([a, b])
+        if r == r2:  # east-west: a vertical wall in groove (r, c) or (r - 1, c)
+            return (r, c) in v or (r - 1, c) in v
+        return (r, c) in h or (r, c - 1) in h
+
+    start, goal = tuple(position["pawns"][player]), (0, size - 1)[player]
+    seen, queue = {start: 0}, collections.deque([start])
+    while queue:
+        square = queue.popleft()
+        if square[0] == goal:
+            return seen[square]
+        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            nxt = (square[0] + dr, square[1] + dc)
+            if 0 <= nxt[0] < size and 0 <= nxt[1] < size and nxt not in seen:
+                if not blocked(square, nxt):
+                    seen[nxt] = seen[square] + 1
+                    queue.append(nxt)
+    return None
+
+
+def test_greedy_path_walks_a_shortest_path_while_not_behind_on_walls():
+    agent = agents.from_spec(GAME, "greedy:path")
+    state = quoridor.setup(GAME, pawns=("c5", "a1"), walls="c4h", walls_left=(3, 3))
+    batch = jax.tree.map(lambda x: jnp.stack([x] * 16), state)
+    actions = jax.jit(agent.act_fn)(None, jax.random.key(0), batch)
+    assert {GAME.action_to_text(int(a), state) for a in actions} == {"b5"}  # b5-b4-...-b1
+
+
+def test_greedy_path_places_the_longest_detour_when_behind_on_walls():
+    agent = agents.from_spec(GAME, "greedy:path")
+    state = quoridor.setup(GAME, pawns=("c5", "c2"), walls="b3h", walls_left=(1, 2))
+    before = _bfs_distance(GAME, state, 1)
+    detours = {}
+    for action in np.flatnonzero(np.asarray(state.legal)[12:]) + 12:
+        detours[int(action)] = _bfs_distance(GAME, STEP(state, action), 1) - before
+    best = max(detours.values())
+    assert best > 0
+    batch = jax.tree.map(lambda x: jnp.stack([x] * 32), state)
+    actions = {int(a) for a in jax.jit(agent.act_fn)(None, jax.random.key(1), batch)}
+    assert actions and all(detours.get(a) == best for a in actions)
+    with pytest.raises(ValueError, match="plays Quoridor"):
+        agents.from_spec(games.make("othello", size=4), "greedy:path")
+
+
+def test_settings_are_checked():
+    for bad in ({"size": 6}, {"size": 11}, {"walls": -1}, {"distance_planes": 2}):
+        with pytest.raises(ValueError, match="quoridor"):
+            games.make("quoridor", **bad)
+    assert games.make("quoridor", distance_planes=0).observation_shape == (9, 9, 6)

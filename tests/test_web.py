@@ -86,6 +86,42 @@ def test_othello_games_with_passes_through_the_api(client):
     assert odd.status_code == 422 and "even" in odd.json()["error"]
 
 
+def test_quoridor_through_the_api__a_pawn_move_walls_and_a_refused_wall(client):
+    listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
+    quoridor = listed["quoridor"]
+    assert quoridor["title"] == "Quoridor" and not quoridor["solver"]
+    assert quoridor["settings"]["size"] == {"default": 9, "min": 5, "max": 9, "step": 2}
+    # No network is shipped for Quoridor yet: the page picks the next one, greedy:path.
+    specs = [a["spec"] for a in quoridor["agents"]]
+    assert specs[:2] == ["az:pretrained", "greedy:path"]
+    assert quoridor["agents"][0]["only_settings"] == []
+    assert "greedy:path" not in {a["spec"] for a in listed["othello"]["agents"]}
+    view = new(client, game="quoridor", settings={"size": 5, "walls": 3}, agent="greedy:path")
+    assert view["board"]["pawns"] == [[4, 2], [0, 2]] and view["board"]["walls_left"] == [3, 3]
+    assert view["legal_moves"][:4] == ["c4", "d5", "b5", "a1h"] and len(view["legal_moves"]) == 35
+    session = f"/api/sessions/{view['id']}"
+    # X steps up; O, with as many walls in hand as X, steps down its shortest path.
+    view = client.post(f"{session}/moves", json={"move": "c4"}).json()
+    assert view["moves"] == "c4 c2" and view["reply"][0]["move"] == "c2"
+    # The wall c2h bars the c file under O: its one shortest path now starts with b2.
+    view = client.post(f"{session}/moves", json={"move": "c2h"}).json()
+    assert view["moves"] == "c4 c2 c2h b2"
+    board = view["board"]
+    assert board["walls_h"] == [[1, 2]] and board["walls_v"] == []
+    assert board["walls_left"] == [2, 3] and board["pawns"] == [[3, 2], [1, 1]]
+    assert board["cells"][3][2] == 1 and board["cells"][1][1] == 2
+    assert {"c2h", "d2h", "c2v"}.isdisjoint(view["legal_moves"]) and "c3" in view["legal_moves"]
+    # Crossing c2h, overlapping it, and a groove off the board: refused, nothing changed.
+    for wall, words in [
+        ("c2v", "c2v is not legal here. Legal moves: c3, d4, c5, b4, a1h"),
+        ("d2h", "d2h is not legal here"),
+        ("e5h", "is not a Quoridor move here"),
+    ]:
+        refused = client.post(f"{session}/moves", json={"move": wall})
+        assert refused.status_code == 422 and words in refused.json()["error"], refused.text
+    assert client.get(session).json() == {**view, "reply": []}
+
+
 def test_the_agent_opens_when_the_human_plays_second(client):
     view = new(client, game="connect_four", human="second")
     assert len(view["moves"]) == 1 and view["to_move"] == 1 and view["human_to_move"]
@@ -144,6 +180,7 @@ BAD_SESSIONS = [
     ({"settings": {"size": 3}}, "Unknown setting(s) size"),
     ({"agent": "az:/etc/passwd"}, "not served"),
     ({"agent": "solver"}, "expected one of"),
+    ({"agent": "greedy:path"}, "greedy:path plays quoridor only, not tic_tac_toe"),
     ({"agent": "mcts:99999"}, "expected an integer in [1, 1024]"),
     ({"agent": "mcts:-1"}, "expected an integer in [1, 1024]"),
     ({"agent": "minimax", "simulations": 3}, "depth, not simulations"),
@@ -239,6 +276,7 @@ def test_verdicts_beyond_the_node_budget_are_unknown():
         ("mcts", 50, "mcts:50"),
         ("minimax:3", None, "minimax:3"),
         (" greedy ", None, "greedy"),
+        ("greedy:path", None, "greedy:path"),
     ],
 )
 def test_served_specs(spec, simulations, served):

@@ -25,8 +25,8 @@ Bad input gets a 4xx answer ``{"error": "..."}`` that says what was expected, an
 the session as it was. Sessions expire after ``idle_seconds`` without a request and at most
 ``max_sessions`` exist at once. Agents are those of ``agents.from_spec`` that need no file
 of the user's: ``az:pretrained`` (the shipped network), ``mcts``, ``minimax``, ``greedy``
-and ``random``, with bounded strengths. The searches of all sessions that play the same
-agent are batched (``batching.Batcher``).
+and ``random``, with bounded strengths, and ``greedy:path`` for Quoridor. The searches of
+all sessions that play the same agent are batched (``batching.Batcher``).
 """
 
 from __future__ import annotations
@@ -54,7 +54,12 @@ from alphazero_jax.play.session import SIDES, AgentMove, MoveError, PlaySession,
 from alphazero_jax.types import Agent, Game
 
 STATIC = pathlib.Path(__file__).parent / "static"
-TITLES = {"connect_four": "Connect Four", "othello": "Othello", "tic_tac_toe": "Tic-Tac-Toe"}
+TITLES = {
+    "connect_four": "Connect Four",
+    "othello": "Othello",
+    "quoridor": "Quoridor",
+    "tic_tac_toe": "Tic-Tac-Toe",
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,17 +139,26 @@ class Move(_Strict):
 @dataclasses.dataclass(frozen=True)
 class AgentKind:
     """An agent the server plays: its spec without strength, and the strength's meaning,
-    least value and default (the shipped networks were trained with 32 simulations)."""
+    least value and default (the shipped networks were trained with 32 simulations), and
+    the games it plays (empty: every game). The page offers them in this order and picks
+    the first one usable at the chosen settings."""
 
     kind: str
     label: str
     strength: str | None  # what the number after the colon means
     low: int = 0
     default: int = 0
+    games: tuple[str, ...] = ()
+
+    def plays(self, game: str) -> bool:
+        return not self.games or game in self.games
 
 
 AGENT_KINDS = (
     AgentKind("az:pretrained", "AlphaZero (shipped network)", "simulations", 0, 32),
+    # Before MCTS: Quoridor's default opponent while no network is shipped for it (MCTS
+    # with random playouts takes seconds a move on 9x9).
+    AgentKind("greedy:path", "Greedy (shortest path, walls back)", None, games=("quoridor",)),
     AgentKind("mcts", "MCTS with random playouts", "simulations", 1, 400),
     AgentKind("minimax", "Alpha-beta on a heuristic", "depth", 1, 4),
     AgentKind("greedy", "Greedy", None),
@@ -157,12 +171,15 @@ def strongest(config: ServerConfig, kind: AgentKind) -> int:
     return config.max_simulations if kind.strength == "simulations" else config.max_depth
 
 
-def served_spec(config: ServerConfig, spec: str, simulations: int | None) -> str:
-    """The spec of an agent the server plays, with its strength (``simulations`` replaces a
-    search's); ApiError(422) for any other."""
+def served_spec(
+    config: ServerConfig, spec: str, simulations: int | None, *, game: str | None = None
+) -> str:
+    """The spec of an agent the server plays (for ``game``, when given), with its strength
+    (``simulations`` replaces a search's); ApiError(422) for any other."""
     kinds = {kind.kind: kind for kind in AGENT_KINDS}
     spec = spec.strip()
-    name = next((k for k in kinds if spec == k or spec.startswith(k + ":")), None)
+    longest_first = sorted(kinds, key=len, reverse=True)  # greedy:path before greedy
+    name = next((k for k in longest_first if spec == k or spec.startswith(k + ":")), None)
     if name is None:
         raise ApiError(
             422,
@@ -170,6 +187,8 @@ def served_spec(config: ServerConfig, spec: str, simulations: int | None) -> str
             f"one), got {spec!r}. Agents from files (az:<run>) are not served.",
         )
     kind, argument = kinds[name], spec[len(name) + 1 :]
+    if game is not None and not kind.plays(game):
+        raise ApiError(422, f"agent: {name} plays {', '.join(kind.games)} only, not {game}.")
     if kind.strength is None:
         if argument or simulations is not None:
             raise ApiError(422, f"agent {name!r} takes no strength, got {spec!r}.")
@@ -443,7 +462,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
         for name in games.available():
             shipped = pretrained.shipped(name)
             kinds = []
-            for kind in AGENT_KINDS:
+            for kind in [k for k in AGENT_KINDS if k.plays(name)]:
                 described = {"spec": kind.kind, "label": kind.label, "strength": None}
                 if kind.strength:
                     described["strength"] = {
@@ -481,7 +500,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
             game = games.make(request.game, **request.settings)
         except ValueError as error:
             raise ApiError(422, str(error)) from error
-        spec = served_spec(config, request.agent, request.simulations)
+        spec = served_spec(config, request.agent, request.simulations, game=game.name)
         batcher = server.batcher(game, spec)
         session = PlaySession(game, batcher.agent, human=request.human)
         try:

@@ -20,6 +20,7 @@ import pytest
 
 selenium = pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
+from selenium.webdriver import ActionChains  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -258,3 +259,70 @@ def test_othello_with_a_forced_pass_to_the_end(driver, url, tmp_path):
     black = len(driver.find_elements(By.CSS_SELECTOR, ".oth-disc.p1"))
     assert f"Black {black} · White {discs - black}" in driver.find_element(By.ID, "board").text
     _shot(driver, "othello.png", tmp_path)
+
+
+def _hover(driver, square: str, right: float, down: float) -> None:
+    """Moves the pointer from the middle of ``square`` by the given fractions of the pitch
+    (a square plus a groove) to the right and down."""
+    board = driver.find_element(By.ID, "board")
+    cell = board.find_element(By.CSS_SELECTOR, f'.q-square[data-move="{square}"]')
+    pitch = board.find_element(By.CSS_SELECTOR, '.q-square[data-move="b1"]').rect["x"]
+    pitch -= board.find_element(By.CSS_SELECTOR, '.q-square[data-move="a1"]').rect["x"]
+    offset = (round(right * pitch), round(down * pitch))
+    ActionChains(driver).move_to_element_with_offset(cell, *offset).perform()
+
+
+def _preview(driver) -> str | None:
+    shown = [p for p in driver.find_elements(By.ID, "wall-preview") if p.is_displayed()]
+    return shown[0].get_attribute("data-wall") if shown else None
+
+
+def test_quoridor_a_pawn_move_then_a_wall_placed_through_its_groove(driver, url, tmp_path):
+    driver.get(url)
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#game option[value=quoridor]")
+    )
+    _wait_settled(driver)
+    Select(driver.find_element(By.ID, "game")).select_by_value("quoridor")
+    assert not driver.find_element(By.ID, "setting-distance_planes").is_displayed()
+    for name, value in [("size", "5"), ("walls", "3")]:
+        field = driver.find_element(By.ID, f"setting-{name}")
+        field.clear()
+        field.send_keys(value)
+    driver.find_element(By.ID, "human").click()  # leaves the field: its change event fires
+    agent = Select(driver.find_element(By.ID, "agent"))
+    assert agent.first_selected_option.get_attribute("value") == "greedy:path"  # no network yet
+    Select(driver.find_element(By.ID, "human")).select_by_value("first")
+    driver.find_element(By.ID, "new-game").click()
+    _wait_settled(driver)
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".q-square")) == 25
+    legal = {s.get_attribute("data-move") for s in driver.find_elements(By.CSS_SELECTOR, ".legal")}
+    assert legal == {"c4", "b5", "d5"}
+    driver.find_element(By.CSS_SELECTOR, '.q-square[data-move="c4"]').click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: _moves(d) == "c4 c2")
+    _wait_settled(driver)
+    # Half a pitch below c2 is the groove under it: a quarter to the right is nearer the
+    # horizontal line than the vertical one, and nearer the groove corner right of c2.
+    _hover(driver, "c2", 0.25, 0.5)
+    assert _preview(driver) == "c2h"
+    _hover(driver, "c4", 0.5, -0.3)  # beside c4, nearer the corner above it: vertical
+    assert _preview(driver) == "c3v"
+    _hover(driver, "c2", 0.25, 0.5)
+    _shot(driver, "quoridor_preview.png", tmp_path)
+    ActionChains(driver).click().perform()
+    # The wall bars O's way down the c file: greedy:path steps aside to b2.
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: len(_moves(d).split()) == 4)
+    _wait_settled(driver)
+    assert _moves(driver) == "c4 c2 c2h b2"
+    placed = driver.find_element(By.CSS_SELECTOR, '.q-wall.placed[data-wall="c2h"]').rect
+    above = driver.find_element(By.CSS_SELECTOR, '.q-square[data-move="c2"]').rect
+    below = driver.find_element(By.CSS_SELECTOR, '.q-square[data-move="d3"]').rect
+    # In the groove between c2 and d3's rows, as wide as both columns (to a pixel).
+    assert above["y"] + above["height"] - 1 <= placed["y"] <= below["y"] - placed["height"] + 1
+    assert abs(placed["x"] - above["x"]) <= 1
+    assert abs(placed["x"] + placed["width"] - below["x"] - below["width"]) <= 1
+    assert driver.find_elements(By.CSS_SELECTOR, '.q-square[data-move="b2"] .q-pawn.p2')
+    assert "Red (heads up): 2 walls in hand" in driver.find_element(By.ID, "board").text
+    _hover(driver, "c2", 0.5, 0.25)  # c2v would cross c2h: no preview
+    assert _preview(driver) is None
+    _shot(driver, "quoridor.png", tmp_path)

@@ -3,9 +3,10 @@
 
 import * as connectFour from "./games/connect_four.js";
 import * as othello from "./games/othello.js";
+import * as quoridor from "./games/quoridor.js";
 import * as ticTacToe from "./games/tic_tac_toe.js";
 
-const MODULES = { connect_four: connectFour, othello, tic_tac_toe: ticTacToe };
+const MODULES = { connect_four: connectFour, othello, quoridor, tic_tac_toe: ticTacToe };
 const AGENT_PAUSE_MS = 500; // between moves when the agent plays both sides
 
 const $ = (id) => document.getElementById(id);

@@ -4,8 +4,10 @@ r"""Play an agent in the terminal (``make play``).
         [--human=first|second|none] [--simulations=N] [--game_settings=rows=5,cols=6]
 
 Moves in the game's notation (Connect Four: the column, 1 to 7; Tic-Tac-Toe: a cell such
-as b2; Othello: a square such as f5, rows counted from the top, or ``pass``); ``undo``,
-``hint``, ``eval``, ``moves``, ``new`` and ``quit`` at the prompt. The default agent is the
+as b2; Othello: a square such as f5, rows counted from the top, or ``pass``; Quoridor: the
+pawn's destination square such as e8, or a wall such as e3h or d4v, see
+``games/quoridor.py``); ``undo``, ``hint``, ``eval``, ``moves``, ``new`` and ``quit`` at the
+prompt. The default agent is the
 network shipped for the game (``az:pretrained``); ``--simulations`` sets a network's search
 (0: its raw policy), i.e. its strength.
 """
@@ -19,7 +21,7 @@ from absl import app, flags
 from experiments import cli
 
 _GAME = flags.DEFINE_string(
-    "game", "connect_four", "Game name: connect_four, othello, tic_tac_toe."
+    "game", "connect_four", "Game name: connect_four, othello, quoridor, tic_tac_toe."
 )
 _SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
 _AGENT = flags.DEFINE_string("agent", "az:pretrained", "The opponent's agent spec.")

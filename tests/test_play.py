@@ -132,6 +132,26 @@ def test_terminal__scripted_game_with_refusals_commands_and_the_move_list():
     assert prompts[0].startswith("Your move (a3 b3 c3 a2 b2 c2 a1 b1 c1) or undo/hint/eval")
 
 
+def test_terminal__a_quoridor_game_with_a_wall_a_refused_wall_and_undo():
+    game = games.make("quoridor", size=5, walls=3)
+    lines = iter(["c4", "c2h", "c2v", "undo", "quit"])
+    printed = []
+    terminal.run(
+        lambda: PlaySession(game, _leftmost(game), human="first"),
+        read=lambda prompt: next(lines),
+        write=printed.append,
+    )
+    text = "\n".join(printed)
+    # Leftmost plays action 0, a step towards its goal: c2; then c2h bars it, so action 1,
+    # a step east in its frame: d2.
+    assert "leftmost plays c2." in text and "leftmost plays d2." in text
+    board = printed[printed.index("leftmost plays d2.") + 1].splitlines()
+    assert board[3] == "2 .   .   .   O   ." and board[4] == "         ---+---"
+    assert board[-1] == "walls in hand: X 2, O 3"
+    assert "Refused: c2v is not legal here. Legal moves: c3, d4, c5, b4, a1h" in text
+    assert "Took back c2h, d2." in text and printed[-1] == "Moves: c4 c2"
+
+
 def test_terminal__bars_are_as_long_as_the_shares():
     assert terminal.bars({"4": 0.5, "10": 0.0}).splitlines() == [
         "   4 " + "#" * 15 + " " * 15 + "  50.0%",

@@ -3,7 +3,9 @@ r"""Benchmarks that compare alphazero_jax with a peer in the same run and print 
     python -m experiments.benchmark games [--batch_sizes=1,1024,4096] [--rounds=7]
     python -m experiments.benchmark selfplay [--batch_sizes=64,512] [--rounds=3]
     python -m experiments.benchmark arena [--batch_sizes=256] [--depths=4,5,6] [--rounds=3]
+    python -m experiments.benchmark quoridor [--sizes=9,5] [--batch_sizes=1,1024,4096]
 
+``quoridor`` compares with OpenSpiel's C++ game (the ``test`` extra).
 ``games`` and ``selfplay`` need the ``bench`` extra (pgx): ``pip install -e '.[bench]'``
 or ``make bench``.
 """
@@ -27,6 +29,7 @@ _BLOCKS = flags.DEFINE_integer("blocks", 4, "selfplay: residual blocks.")
 _EVALUATIONS = flags.DEFINE_integer("evaluations", 30_000, "selfplay: evaluations per call.")
 _MATCHES = flags.DEFINE_list("matches", ["minimax:4", "mcts:200"], "arena: agents vs random.")
 _DEPTHS = flags.DEFINE_list("depths", ["4", "5", "6"], "arena: minimax depths to time.")
+_SIZES = flags.DEFINE_list("sizes", ["9", "5"], "quoridor: board sizes.")
 flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
 
 
@@ -66,7 +69,18 @@ def _arena() -> None:
     )
 
 
-_MODES = {"games": _games, "selfplay": _selfplay, "arena": _arena}
+def _quoridor() -> None:
+    from experiments.benchmarks import quoridor as quoridor_benchmark
+
+    quoridor_benchmark.run(
+        sizes=tuple(int(s) for s in _SIZES.value),
+        batch_sizes=tuple(int(b) for b in _BATCH_SIZES.value or ["1", "1024", "4096"]),
+        rounds=_ROUNDS.value or 3,
+        moves=_MOVES.value // 10,
+    )
+
+
+_MODES = {"games": _games, "selfplay": _selfplay, "arena": _arena, "quoridor": _quoridor}
 
 
 def main(argv: list[str]) -> None:

@@ -3,6 +3,7 @@ r"""Proof that training learns, judged against exact references.
     python -m experiments.learning_proof tic_tac_toe --workdir=runs/ttt_proof --minutes=10
     python -m experiments.learning_proof connect_four --workdir=runs/connect_four
     python -m experiments.learning_proof othello --workdir=runs/othello_6x6
+    python -m experiments.learning_proof quoridor --workdir=runs/quoridor_5x5
 
 ``tic_tac_toe`` trains the default Tic-Tac-Toe config for at most ``--minutes`` and then
 checks the agent's move in each of the 4,520 reachable positions that are not over against
@@ -15,8 +16,10 @@ six benchmark sets, whose exact scores give the labels.
 ``othello`` evaluates a trained run against seed 002's players: random, its greedy player
 (``greedy:flips``) and alpha-beta on its heuristic at depths 2 to 4, ``--games`` each with
 colours swapped in pairs after two random opening plies; the goals are >= 99% wins against
-random, >= 90% against greedy and >= 60% against minimax:2. ``experiments.evaluate`` fits
-the Elo ladder.
+random, >= 90% against greedy and >= 60% against minimax:2. ``quoridor`` does the same with
+seed 002's Quoridor players (``greedy:path``, minimax on the shortest-path race): >= 99%
+against random and >= 80% against greedy; minimax is reported. ``experiments.evaluate``
+fits the Elo ladder.
 """
 
 from __future__ import annotations
@@ -37,7 +40,12 @@ flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: c
 
 
 def main(argv: list[str]) -> None:
-    modes = {"tic_tac_toe": _tic_tac_toe, "connect_four": _connect_four, "othello": _othello}
+    modes = {
+        "tic_tac_toe": _tic_tac_toe,
+        "connect_four": _connect_four,
+        "othello": lambda: _against_seed_002("Othello", OTHELLO_GOALS),
+        "quoridor": lambda: _against_seed_002("Quoridor", QUORIDOR_GOALS),
+    }
     if len(argv) != 2 or argv[1] not in modes:
         raise app.UsageError(f"Expected one mode, one of {', '.join(modes)}; got {argv[1:]}.")
     modes[argv[1]]()
@@ -107,19 +115,20 @@ OTHELLO_GOALS = {
     "minimax:3": None,
     "minimax:4": None,
 }
+QUORIDOR_GOALS = {"random": 0.99, "greedy:path": 0.80, "minimax:2": None, "minimax:3": None}
 
 
-def _othello() -> None:
+def _against_seed_002(title: str, goals: dict[str, float | None]) -> None:
     import jax
 
     from alphazero_jax import runs
     from experiments import evaluation
 
     run = runs.restore_network(_WORKDIR.value)
-    print(f"Othello run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
+    print(f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
     for simulations in (int(s) for s in _SIMULATIONS.value):
         described = evaluation.describe_search(run, simulations)
-        for opponent, goal in OTHELLO_GOALS.items():
+        for opponent, goal in goals.items():
             started = time.monotonic()
             result = evaluation.play_against(
                 run, opponent, _GAMES.value, jax.random.key(0), simulations, opening_moves=2

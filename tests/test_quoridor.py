@@ -204,7 +204,7 @@ def _bfs_distance(game, state, player):
     v = {tuple(g) for g in position["walls_v"]}
 
     def blocked(a, b):
-        (r, c), (r2, c2) = sorted([a, b])
+        (r, c), (r2, _) = sorted([a, b])
         if r == r2:  # east-west: a vertical wall in groove (r, c) or (r - 1, c)
             return (r, c) in v or (r - 1, c) in v
         return (r, c) in h or (r, c - 1) in h
@@ -253,3 +253,98 @@ def test_settings_are_checked():
         with pytest.raises(ValueError, match="quoridor"):
             games.make("quoridor", **bad)
     assert games.make("quoridor", distance_planes=0).observation_shape == (9, 9, 6)
+
+
+# --- OpenSpiel differential -------------------------------------------------------------
+# OpenSpiel's quoridor has the same rules, coordinates and move names; its actions are
+# numbered differently, so moves are mapped by name. One known disagreement: OpenSpiel's
+# move cap overrides a win on the cap's last ply (it calls the game a draw); the rules,
+# and we, call it a win.
+
+OFFSETS = [(-1, 0), (0, 1), (1, 0), (0, -1), (-2, 0), (0, 2), (2, 0), (0, -2)]
+OFFSETS += [(-1, 1), (1, 1), (1, -1), (-1, -1)]
+
+
+def _our_action(name, pawn, player, size):
+    """Our action for an OpenSpiel move name, given the mover's pawn square and side."""
+    col, row = "abcdefghi".index(name[0]), int(name[1:].rstrip("hv")) - 1
+    if name[-1] in "hv":
+        row = size - 2 - row if player == 1 else row  # the mover's frame
+        return 12 + row * (size - 1) + col + (size - 1) ** 2 * (name[-1] == "v")
+    forward = 1 if player == 0 else -1
+    return OFFSETS.index((forward * (row - pawn[0]), col - pawn[1]))
+
+
+def _openspiel_games(size, walls, num_games, seed):
+    """Random games through OpenSpiel: per ply the side to move, both pawns' squares (from
+    its board), its legal moves mapped to our actions, and the move played; the returns."""
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("quoridor", {"board_size": size, "wall_count": walls})
+    diameter = 2 * size - 1
+    rng = np.random.default_rng(seed)
+    records = []
+    for _ in range(num_games):
+        state = game.new_initial_state()
+        plies = []
+        while True:
+            board = np.asarray(state.observation_tensor(0)).reshape(-1, diameter, diameter)
+            pawns = [tuple(int(x) // 2 for x in np.argwhere(board[p])[0]) for p in (0, 1)]
+            if state.is_terminal():
+                break
+            player = state.current_player()
+            legal = state.legal_actions()
+            ours = sorted(
+                _our_action(state.action_to_string(a), pawns[player], player, size) for a in legal
+            )
+            played = legal[rng.integers(len(legal))]
+            move = _our_action(state.action_to_string(played), pawns[player], player, size)
+            plies.append((player, pawns, ours, move))
+            state.apply_action(played)
+        records.append((plies, pawns, state.returns()))
+    return records
+
+
+def _our_games(game, move_lists):
+    """Every state of each move list through our jitted step: [B, T+1]."""
+    length = max(len(m) for m in move_lists)
+    actions = np.full((len(move_lists), length), -1, np.int32)
+    for i, moves in enumerate(move_lists):
+        actions[i, : len(moves)] = moves
+
+    def play(moves):
+        def move(state, action):
+            new = game.step(state, action)
+            new = jax.tree.map(lambda a, b: jnp.where(action < 0, a, b), state, new)
+            return new, new
+
+        init = game.init(jax.random.key(0))
+        _, states = jax.lax.scan(move, init, moves)
+        return jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), init, states)
+
+    return jax.tree.map(np.asarray, jax.jit(jax.vmap(play))(jnp.asarray(actions)))
+
+
+@pytest.mark.parametrize("size, walls, num_games", [(5, 3, 200), (9, 10, 12)])
+def test_random_games_match_openspiel_move_by_move(size, walls, num_games):
+    game = games.make("quoridor", size=size, walls=walls)
+    records = _openspiel_games(size, walls, num_games, seed=size)
+    states = _our_games(game, [[ply[3] for ply in plies] for plies, _, _ in records])
+    outcomes = collections.Counter()
+    for i, (plies, final_pawns, returns) in enumerate(records):
+        for t, (player, pawns, legal, _) in enumerate(plies):
+            assert int(states.current_player[i, t]) == player
+            assert [tuple(p) for p in states.pawns[i, t].tolist()] == pawns, f"game {i} ply {t}"
+            assert np.flatnonzero(states.legal[i, t]).tolist() == legal, f"game {i} ply {t}"
+        n = len(plies)
+        assert [tuple(p) for p in states.pawns[i, n].tolist()] == final_pawns
+        assert states.terminal[i, n] and not states.terminal[i, n - 1]
+        ours = states.rewards[i, n].tolist()
+        if ours != list(returns):  # only the documented cap disagreement
+            assert n == game.max_num_moves and returns == [0.0, 0.0]
+            assert int(states.winner[i, n]) == plies[-1][0] and plies[-1][3] < 12
+            outcomes["won on the cap ply"] += 1
+        else:
+            outcomes["drawn at the cap" if returns == [0.0, 0.0] else "won"] += 1
+        walls_placed = sum(ply[3] >= 12 for ply in plies)
+        assert walls * 2 - states.walls_left[i, n].sum() == walls_placed
+    assert outcomes["won"] > num_games // 2 and outcomes["drawn at the cap"] > 0

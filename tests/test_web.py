@@ -91,10 +91,11 @@ def test_quoridor_through_the_api__a_pawn_move_walls_and_a_refused_wall(client):
     quoridor = listed["quoridor"]
     assert quoridor["title"] == "Quoridor" and not quoridor["solver"]
     assert quoridor["settings"]["size"] == {"default": 9, "min": 5, "max": 9, "step": 2}
-    # No network is shipped for Quoridor yet: the page picks the next one, greedy:path.
+    # The shipped network plays 5x5 with 3 walls; greedy:path comes next.
     specs = [a["spec"] for a in quoridor["agents"]]
     assert specs[:2] == ["az:pretrained", "greedy:path"]
-    assert quoridor["agents"][0]["only_settings"] == []
+    shipped = {"size": 5, "walls": 3, "distance_planes": 1}
+    assert quoridor["agents"][0]["only_settings"] == [shipped]
     assert "greedy:path" not in {a["spec"] for a in listed["othello"]["agents"]}
     view = new(client, game="quoridor", settings={"size": 5, "walls": 3}, agent="greedy:path")
     assert view["board"]["pawns"] == [[4, 2], [0, 2]] and view["board"]["walls_left"] == [3, 3]

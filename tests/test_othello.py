@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from replaying import every_state
 
 from alphazero_jax import agents, games
 from alphazero_jax.games import othello
@@ -295,22 +296,7 @@ def _openspiel_games(num_games, seed):
 
 def _our_games(move_lists):
     """Every state of each move list through our step: [B, T+1] (padded moves skipped)."""
-    length = max(len(m) for m in move_lists)
-    actions = np.full((len(move_lists), length), -1, np.int32)
-    for i, moves in enumerate(move_lists):
-        actions[i, : len(moves)] = moves
-
-    def play(moves):
-        def move(state, action):
-            new = GAME.step(state, action)
-            new = jax.tree.map(lambda a, b: jnp.where(action < 0, a, b), state, new)
-            return new, new
-
-        init = GAME.init(jax.random.key(0))
-        _, states = jax.lax.scan(move, init, moves)
-        return jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), init, states)
-
-    states = jax.jit(jax.vmap(play))(jnp.asarray(actions))
+    states = every_state(GAME, move_lists)
     legal = jax.jit(jax.vmap(jax.vmap(GAME.legal_action_mask)))(states)
     planes = np.asarray(jax.jit(jax.vmap(jax.vmap(GAME.observe)))(states))
     black_moves = (np.asarray(states.current_player) == 0)[..., None, None]

@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from replaying import every_state
 
 from alphazero_jax import agents, games
 from alphazero_jax.games import quoridor
@@ -304,31 +305,12 @@ def _openspiel_games(size, walls, num_games, seed):
     return records
 
 
-def _our_games(game, move_lists):
-    """Every state of each move list through our jitted step: [B, T+1]."""
-    length = max(len(m) for m in move_lists)
-    actions = np.full((len(move_lists), length), -1, np.int32)
-    for i, moves in enumerate(move_lists):
-        actions[i, : len(moves)] = moves
-
-    def play(moves):
-        def move(state, action):
-            new = game.step(state, action)
-            new = jax.tree.map(lambda a, b: jnp.where(action < 0, a, b), state, new)
-            return new, new
-
-        init = game.init(jax.random.key(0))
-        _, states = jax.lax.scan(move, init, moves)
-        return jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), init, states)
-
-    return jax.tree.map(np.asarray, jax.jit(jax.vmap(play))(jnp.asarray(actions)))
-
-
 @pytest.mark.parametrize("size, walls, num_games", [(5, 3, 200), (9, 10, 12)])
 def test_random_games_match_openspiel_move_by_move(size, walls, num_games):
     game = games.make("quoridor", size=size, walls=walls)
     records = _openspiel_games(size, walls, num_games, seed=size)
-    states = _our_games(game, [[ply[3] for ply in plies] for plies, _, _ in records])
+    move_lists = [[ply[3] for ply in plies] for plies, _, _ in records]
+    states = jax.tree.map(np.asarray, every_state(game, move_lists))
     outcomes = collections.Counter()
     for i, (plies, final_pawns, returns) in enumerate(records):
         for t, (player, pawns, legal, _) in enumerate(plies):

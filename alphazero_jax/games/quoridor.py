@@ -454,6 +454,14 @@ def make(*, size: int = 9, walls: int = 10, distance_planes: int = 1) -> Game:
     )
 
 
+def legal_actions(state: QuoridorState) -> Array:
+    """bool[A]: the mover's legal actions computed afresh (``step`` keeps them in
+    ``state.legal``; this is for positions set up by hand and for timing the path check)."""
+    size = state.walls_h.shape[-1] + 1
+    own, other, walls_h, walls_v, own_walls, _ = _mover_view(size, state)
+    return _legal_actions(_Board(size, 0), own, other, walls_h, walls_v, own_walls)
+
+
 # --- Seed 002's greedy player ---------------------------------------------------------------
 
 
@@ -678,7 +686,6 @@ def setup(
     overlap nor cross, but not that the position is reachable."""
     settings = dict(game.settings)
     size = settings["size"]
-    board = _Board(size, settings["walls"])
     squares = []
     for text in pawns:
         token = text.lower()
@@ -703,12 +710,10 @@ def setup(
         walls_h=jnp.asarray(h, jnp.int32),
         walls_v=jnp.asarray(v, jnp.int32),
         walls_left=jnp.asarray(walls_left, jnp.int32),
-        legal=jnp.zeros(board.num_actions, bool),
+        legal=jnp.zeros(game.num_actions, bool),
         current_player=jnp.int32(player),
         num_moves=jnp.int32(0),
         terminal=jnp.bool_(False),
         winner=jnp.int8(-1),
     )
-    own, other, walls_h, walls_v, own_walls, _ = _mover_view(size, state)
-    legal = _legal_actions(board, own, other, walls_h, walls_v, own_walls)
-    return state.replace(legal=legal)
+    return state.replace(legal=legal_actions(state))

@@ -34,7 +34,8 @@ A position keeps walls as rows of bits (bit ``c`` of row ``r`` is groove ``(r, c
 the path check is a breadth-first flood fill over bit rows: a round spreads the reached
 set one square in the four directions through the open edges with a few shifts and masks.
 The fills for every groove and both players run at once, until each reaches its goal row
-or stops growing. The mover's legal actions are computed once, by the move that makes the
+or stops growing; a wall that touches the edge or other walls at fewer than two of its
+three corners cannot close a region, and its fills are skipped (``_may_enclose``). The mover's legal actions are computed once, by the move that makes the
 position, and kept in the state.
 """
 

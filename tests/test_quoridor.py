@@ -144,6 +144,24 @@ def test_walls_may_neither_overlap_nor_cross():
         quoridor.setup(GAME, pawns=("c5", "c1"), walls="c3h c3v")
 
 
+def test_a_refused_move_says_why():
+    explain = GAME.explain_illegal
+    sealed = quoridor.setup(GAME, pawns=("a5", "c1"), walls="a4h c2h", walls_left=(3, 3))
+    (b4v,) = GAME.actions_from_text("b4v", sealed)
+    assert explain(sealed, b4v) == "it would leave your pawn no path to the goal edge"
+    (c2h,) = GAME.actions_from_text("c2h", sealed)
+    assert explain(sealed, c2h) == "it would overlap or cross a wall on the board"
+    (a1,) = GAME.actions_from_text("a3", sealed)  # two squares up: no pawn to jump
+    assert "jumps straight over the other pawn" in explain(sealed, a1)
+    pocket = quoridor.setup(GAME, pawns=("c5", "a1"), walls="a1h", walls_left=(3, 3))
+    (b1v,) = GAME.actions_from_text("b1v", pocket)
+    assert explain(pocket, b1v) == "it would leave the other pawn no path to the goal edge"
+    no_walls = quoridor.setup(GAME, pawns=("c5", "c1"), walls_left=(0, 3))
+    assert explain(no_walls, b1v) == "you have no walls left"
+    assert explain(no_walls, GAME.actions_from_text("c4", no_walls)[0]) == ""
+    assert games.make("connect_four").explain_illegal is None
+
+
 def test_walls_at_the_edges_are_legal():
     assert {"a1h", "a1v", "d1h", "d1v", "a4h", "a4v", "d4h", "d4v"} <= _names(GAME.init(None))
 

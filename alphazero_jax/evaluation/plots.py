@@ -210,7 +210,7 @@ def plot_tdmcts_history(records: Sequence[Mapping], path: str, *, title: str = "
     ax.set_ylim(0, 100)
     ax.set_xlabel("training episodes")
     ax.set_ylabel("tournament win rate (%)")
-    ax.legend(["wins", "score (draw = 1/2)"], loc="lower right")
+    ax.legend(["wins", "score (draw = 1/2)"], loc="best")
     ax.grid(alpha=0.3)
     ax = figure.add_subplot(1, 2, 2)
     ax.plot(episodes, [r["positions"] for r in records], marker="o", markersize=3)

@@ -144,16 +144,15 @@ def _start(config, workdir: str) -> tuple[Any, dict[str, Any], list[dict]]:
     return manager, state, list(metadata["history"])
 
 
-def _log(workdir: str, writer: SummaryWriter, history: list[dict], record: dict) -> None:
+def _log(workdir: str, writer: SummaryWriter, history: list[dict], title: str) -> None:
+    record = history[-1]
     with open(os.path.join(workdir, METRICS_FILE), "a") as file:
         file.write(json.dumps(record) + "\n")
     for name, value in record.items():
         if name != "episodes" and isinstance(value, int | float):
             writer.add_scalar(f"tdmcts/{name}", value, record["episodes"])
     writer.flush()
-    plots.plot_tdmcts_history(
-        history, os.path.join(workdir, PLOT_FILE), title=f"TD-MCTS vs {record['opponent']}"
-    )
+    plots.plot_tdmcts_history(history, os.path.join(workdir, PLOT_FILE), title=title)
 
 
 @functools.cache
@@ -167,6 +166,22 @@ def _components(game_name, opponent, judge, num_simulations, exploration, gamma,
     player = tdmcts_spec.tdmcts_agent(game, num_simulations=num_simulations, **settings)
     judge_agent = agents.from_spec(game, judge)
     return game, make_round(game, search, trainer, batch), player, judge_agent
+
+
+def _record(result: arena.MatchResult, table: td_table.ValueTable, episodes: int) -> dict:
+    """The JSON record of one tournament (``seconds`` is added by the caller)."""
+    wins, draws, losses = result.total
+    games = result.total.num_games
+    return {
+        "episodes": episodes,
+        "opponent": result.opponent,
+        "win_rate": wins / games,
+        "draw_rate": draws / games,
+        "loss_rate": losses / games,
+        "score": result.score,
+        "positions": int(td_table.num_positions(table)),
+        "collisions": int(table.num_collisions),
+    }
 
 
 def train(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
@@ -183,23 +198,22 @@ def train(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
       ValueError: for bad settings, or a workdir holding a run with other settings.
     """
     _check(config)
-    settings = tuple(
-        config[k]
-        for k in ("num_simulations", "exploration", "gamma", "learning_rate_floor", "batch_size")
-    )
+    names = ("num_simulations", "exploration", "gamma", "learning_rate_floor", "batch_size")
     judge = config.tournament_opponent or ("mcts:100" if config.opponent == SELF else "")
     judge = judge or config.opponent
     game, round_fn, player, judge_agent = _components(
-        config.game, config.opponent, judge, *settings
+        config.game, config.opponent, judge, *(config[name] for name in names)
+    )
+    title = (
+        f"TD-MCTS on {config.game}, {config.num_simulations} simulations, "
+        f"c={config.exploration:g}, floor={config.learning_rate_floor:g}, vs {judge}"
     )
     manager, state, history = _start(config, workdir)
     with open(os.path.join(workdir, METRICS_FILE), "w") as file:
         file.writelines(json.dumps(record) + "\n" for record in history)
-    episodes = int(state["episodes"])
+    episodes, table = int(state["episodes"]), state["table"]
     writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR), purge_step=episodes + 1)
-    key = jax.random.key(config.seed)
-    round_key, tournament_key = jax.random.split(key)
-    table = state["table"]
+    round_key, tournament_key = jax.random.split(jax.random.key(config.seed))
     while not history or episodes < config.episodes:
         started = time.monotonic()
         if history:  # the first tournament judges the empty table
@@ -214,22 +228,11 @@ def train(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
             num_games=config.tournament_games,
             key=jax.random.fold_in(tournament_key, episodes),
         )
-        wins, draws, losses = result.total
-        record = {
-            "episodes": episodes,
-            "opponent": judge,
-            "win_rate": wins / result.total.num_games,
-            "draw_rate": draws / result.total.num_games,
-            "loss_rate": losses / result.total.num_games,
-            "score": result.score,
-            "positions": int(td_table.num_positions(table)),
-            "collisions": int(table.num_collisions),
-            "seconds": time.monotonic() - started,
-        }
+        record = _record(result, table, episodes) | {"seconds": time.monotonic() - started}
         history.append(record)
         state = {"table": table, "episodes": jnp.int32(episodes)}
         runs.save(manager, episodes, state, {"history": history})
-        _log(workdir, writer, history, record)
+        _log(workdir, writer, history, title)
         print(
             f"episodes {episodes}: {result.summary()}; {record['positions']} positions, "
             f"{record['collisions']} collisions ({record['seconds']:.0f} s)",

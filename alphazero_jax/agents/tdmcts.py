@@ -24,8 +24,11 @@ One search, per game (written for one state, vmapped over the batch):
 Tournament mode (``act_fn``) only reads the table: the search's updates live in its tree
 and vanish with it. Training mode (``search_and_learn``) also writes each tree's updated
 values and the visits it added back into the table (``td_table.merge``, once per move for
-the whole batch). The seed updated its tree after every simulation of one game; here the
-games of a batch share the table as it stood at the start of the move.
+the whole batch). Within a search every simulation sees the updates of the ones before
+(in the tree), as in the seed, whose one game updated its tree data after every
+simulation; the games of a batch see each other's only from the next move on, as the
+table stood at its start. A position reached twice within one search (a transposition) has
+two tree nodes that merge only in the table.
 
 Gamma: the seed never gives it. We use 0.99: below 1 so that a win sooner is worth more
 than a win later (and a loss later less bad), which breaks the ties between a quick and a

@@ -6,7 +6,8 @@ r"""Plays a round robin between agents and fits their Elo ladder.
 Every pair plays ``--games`` games, half with each agent moving first. Prints each match
 as it ends, then the cross table and the ladder (``--anchor`` rated 0), and writes
 results.csv, ladder.json and ladder.png to ``--output_dir``. Agent specs: random, greedy,
-minimax:<depth>, mcts:<simulations>, az:<run dir or checkpoint>[:<simulations>].
+minimax:<depth>, mcts:<simulations>, tdmcts:<simulations>[:c=<x>][:gamma=<x>][:floor=<x>]
+[:<TD-MCTS run dir>], az:<run dir or checkpoint>[:<simulations>].
 """
 
 from __future__ import annotations

@@ -100,6 +100,8 @@ def test_agents__random_is_uniform_over_legal_moves():
         ("greedy", "greedy"),
         ("minimax:3", "minimax:3"),
         ("mcts:50", "mcts:50"),
+        ("tdmcts:50", "tdmcts:50"),
+        ("tdmcts:50:c=0.25:floor=0.0005", "tdmcts:50:c=0.25:floor=0.0005"),
     ],
 )
 def test_agents__specs_build_named_agents(spec, name):

@@ -11,6 +11,7 @@ An agent (``types.Agent``) picks a move for each of a batch of states with a pur
 | ``greedy:path`` | Quoridor only: seed 002's greedy player (shortest path, walls back) |
 | ``minimax:d`` | alpha-beta ``d`` plies deep on the game's heuristic (``minimax.py``) |
 | ``mcts:n`` | UCT with random playouts, ``n`` simulations (``rollout_mcts.py``) |
+| ``tdmcts:n[...][:<run>]`` | TD-MCTS, ``n`` simulations, a ``<run>``'s table (``tdmcts_spec.py``) |
 | ``az:<run>[:sims]`` | a trained network with a noise-free search (``sims=0``: raw policy) |
 | ``az:pretrained[:sims]`` | the network shipped for the game (``pretrained.py``) |
 | ``solver[:exact]`` | Connect Four only: perfect play from the exact solver (``solver.py``) |
@@ -41,6 +42,7 @@ from alphazero_jax.agents.baselines import (
     uniform_choice,
 )
 from alphazero_jax.agents.solver import solver_agent
+from alphazero_jax.agents.tdmcts_spec import parse_tdmcts, tdmcts_agent
 from alphazero_jax.types import Agent, Game
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "restore_az",
     "shortest_path_agent",
     "solver_agent",
+    "tdmcts_agent",
     "uniform_choice",
 ]
 
@@ -69,6 +72,7 @@ SPECS = (
     "greedy:path",
     "minimax:<depth>",
     "mcts:<simulations>",
+    "tdmcts:<simulations>[:c=<x>][:gamma=<x>][:floor=<x>][:<run>]",
     "az:<run>[:<simulations>]",
     "az:pretrained[:<simulations>]",
     "solver[:exact]",
@@ -124,6 +128,7 @@ PARSERS: dict[str, Callable[[Game, str, str], Agent]] = {
     "greedy": _parse_greedy,
     "minimax": lambda game, spec, arg: minimax_agent(game, depth=_count(spec, arg, minimum=1)),
     "mcts": lambda game, spec, arg: mcts_agent(game, num_simulations=_count(spec, arg, minimum=1)),
+    "tdmcts": parse_tdmcts,
     "az": _parse_az,
     "solver": _parse_solver,
 }

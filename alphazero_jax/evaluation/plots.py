@@ -1,5 +1,6 @@
 """PNG plots: a ladder of ratings, training's Elo curve by iteration and by wall time, and
-mistake rates against perfect play by iteration.
+mistake rates against perfect play by iteration, and TD-MCTS's win rate and table size by
+training episode.
 
 Drawn with matplotlib's Agg canvas (no display, no pyplot state) and written atomically.
 Error bars and bands are 95%: ±1.96 standard errors, or Wilson intervals for rates.
@@ -178,4 +179,43 @@ def plot_mistake_rates(records: Sequence[Mapping], path: str, *, title: str = ""
         axes.grid(alpha=0.3)
         axes.legend(fontsize=8)
     figure.suptitle(f"{title or 'Against perfect play'} (band: 95% interval)")
+    _save(figure, path)
+
+
+def plot_tdmcts_history(records: Sequence[Mapping], path: str, *, title: str = "") -> None:
+    """Seed 004's two plots of a TD-MCTS run: the tournament win rate (and score, a draw
+    counting half) against training episodes, and the positions in the table.
+
+    Args:
+      records: dicts with ``episodes``, ``win_rate``, ``score`` and ``positions``.
+      path: the PNG to write.
+      title: the figure's title.
+    """
+    keys = ("episodes", "win_rate", "score", "positions")
+    for index, record in enumerate(records):
+        missing = [key for key in keys if key not in record]
+        if missing:
+            raise ValueError(
+                f"plot_tdmcts_history: record {index} lacks {', '.join(missing)}; expected "
+                f"keys {', '.join(keys)}, got {sorted(record)}."
+            )
+    if not records:
+        raise ValueError("plot_tdmcts_history: records is empty; expected at least one.")
+    records = sorted(records, key=lambda record: record["episodes"])
+    episodes = np.array([r["episodes"] for r in records], dtype=float)
+    figure = Figure(figsize=(11, 4.2))
+    ax = figure.add_subplot(1, 2, 1)
+    ax.plot(episodes, [100 * r["win_rate"] for r in records], marker="o", markersize=3)
+    ax.plot(episodes, [100 * r["score"] for r in records], linestyle="--", label="score")
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("training episodes")
+    ax.set_ylabel("tournament win rate (%)")
+    ax.legend(["wins", "score (draw = 1/2)"], loc="best")
+    ax.grid(alpha=0.3)
+    ax = figure.add_subplot(1, 2, 2)
+    ax.plot(episodes, [r["positions"] for r in records], marker="o", markersize=3)
+    ax.set_xlabel("training episodes")
+    ax.set_ylabel("positions in the table")
+    ax.grid(alpha=0.3)
+    figure.suptitle(title or "TD-MCTS training")
     _save(figure, path)

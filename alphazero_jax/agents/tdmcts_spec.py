@@ -1,0 +1,126 @@
+"""The ``tdmcts`` agent spec, and the run directory a trained TD-MCTS table lives in.
+
+Spec: ``tdmcts:<simulations>[:<setting>=<value>]...[:<run>]``, e.g. ``tdmcts:100``,
+``tdmcts:100:c=0.25:floor=0.0005`` or ``tdmcts:100:runs/ttt_tdmcts``. Settings: ``c``
+(UCT's exploration, default 1), ``gamma`` (default 0.99) and ``floor`` (the learning-rate
+floor, default 0). Without a run the table is empty (an untrained TD-MCTS, a rollout UCT
+with TD backups); with one, the newest table of that run (written by
+``training.tdmcts``), and its settings unless the spec names them. Either way the agent is
+in tournament mode: it reads the table and never writes it.
+
+A TD-MCTS run is a directory with ``config.json`` (``algorithm: tdmcts``, the game and the
+settings) and ``checkpoints/<episodes>/``: ``state`` = ``{"table": ValueTable, "episodes":
+int32[]}`` and ``metadata`` = ``{"history": [one record per tournament]}``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import jax.numpy as jnp
+
+from alphazero_jax import runs
+from alphazero_jax.agents import td_table, tdmcts
+from alphazero_jax.types import Agent, Game
+
+ALGORITHM = "tdmcts"
+SPEC = "tdmcts:<simulations>[:c=<x>][:gamma=<x>][:floor=<x>][:<run>]"
+SETTINGS = {"c": "exploration", "gamma": "gamma", "floor": "learning_rate_floor"}
+
+
+def state_template(capacity: int) -> dict[str, Any]:
+    """The checkpointed training state of a run whose table has ``capacity`` slots."""
+    return {"table": td_table.empty_table(capacity=capacity), "episodes": jnp.int32(0)}
+
+
+def read_run(workdir: str) -> dict[str, Any]:
+    """A TD-MCTS run's config (a dict); raises ValueError for another kind of run."""
+    config = runs.read_config(workdir).to_dict()
+    if config.get("algorithm") != ALGORITHM:
+        raise ValueError(
+            f"{workdir} is not a TD-MCTS run: expected algorithm {ALGORITHM!r} in its "
+            f"{runs.CONFIG_FILE}, got {config.get('algorithm')!r}."
+        )
+    return config
+
+
+def restore_table(workdir: str) -> td_table.ValueTable:
+    """The newest table of the TD-MCTS run ``workdir``."""
+    config = read_run(workdir)
+    manager = runs.checkpoint_manager(workdir)
+    state, _ = runs.restore(manager, state_template(int(config["capacity"])))
+    return state["table"]
+
+
+def tdmcts_agent(
+    game: Game,
+    *,
+    num_simulations: int,
+    exploration: float = tdmcts.DEFAULT_EXPLORATION,
+    gamma: float = tdmcts.DEFAULT_GAMMA,
+    learning_rate_floor: float = tdmcts.DEFAULT_FLOOR,
+    table: td_table.ValueTable | None = None,
+    name: str | None = None,
+) -> Agent:
+    """TD-MCTS in tournament mode: its ``params`` is the table, which it only reads.
+
+    Args:
+      game: the game.
+      num_simulations, exploration, gamma, learning_rate_floor: see ``tdmcts.make_tdmcts``.
+      table: the values to start from; None for an empty table (an untrained player).
+      name: the agent's name (default ``tdmcts:<simulations>``).
+
+    Returns:
+      The agent; ``act_fn(table, key, states[B]) -> int32[B]``.
+    """
+    search = tdmcts.make_tdmcts(
+        game,
+        num_simulations=num_simulations,
+        exploration=exploration,
+        gamma=gamma,
+        learning_rate_floor=learning_rate_floor,
+    )
+    table = td_table.empty_table(capacity=1) if table is None else table
+    return Agent(name or f"tdmcts:{num_simulations}", search.act_fn, table)
+
+
+def _fail(spec: str, what: str) -> ValueError:
+    return ValueError(f"Agent spec {spec!r}: {what}. Expected {SPEC}.")
+
+
+def parse_tdmcts(game: Game, spec: str, argument: str) -> Agent:
+    """Builds the agent of a ``tdmcts:...`` spec (``argument``: the text after ``tdmcts:``)."""
+    count, *parts = argument.split(":")
+    if not count.isdigit() or int(count) < 1:
+        raise _fail(spec, f"expected a number of simulations >= 1, got {count!r}")
+    settings: dict[str, float] = {}
+    paths = []
+    for part in parts:
+        name, equals, text = part.partition("=")
+        if not equals:
+            paths.append(part)
+            continue
+        if name not in SETTINGS:
+            raise _fail(spec, f"unknown setting {name!r} (known: {', '.join(SETTINGS)})")
+        try:
+            settings[SETTINGS[name]] = float(text)
+        except ValueError:
+            raise _fail(spec, f"setting {name!r} needs a number, got {text!r}") from None
+    if len(paths) > 1 or (paths and not paths[0]):
+        raise _fail(spec, f"expected at most one run directory, got {paths}")
+    table = None
+    if paths:
+        # The spec splits at colons, so a run path cannot hold one.
+        workdir = paths[0]
+        if not os.path.isdir(workdir):
+            raise _fail(spec, f"no run directory {workdir!r}")
+        config = read_run(workdir)
+        if config["game"] != game.name:
+            raise _fail(spec, f"the run {workdir!r} played {config['game']}, not {game.name}")
+        for name in SETTINGS.values():
+            settings.setdefault(name, float(config[name]))
+        table = restore_table(workdir)
+    return tdmcts_agent(
+        game, num_simulations=int(count), table=table, name=spec.strip(), **settings
+    )

@@ -1,0 +1,242 @@
+"""Training TD-MCTS: many games at once against an opponent or itself, a tournament every
+``tournament_every`` episodes, the table checkpointed with orbax after each.
+
+The loop over tournaments (``train``) is the only loop over training time. A round plays
+``batch_size`` games at once, all in JAX (``make_round``): TD-MCTS moves first in the first
+half of them and second in the others, searches in training mode and merges its trees into
+the table after every move (``tdmcts.make_tdmcts``). An episode is one game.
+
+Exact resume: the randomness of round ``r`` is ``fold_in(key, r)`` and that of the
+tournament after ``e`` episodes ``fold_in(tournament_key, e)``, so the checkpoint needs only
+the table and the episode count; a run killed and restarted from its last checkpoint plays
+the same games as one never interrupted. JSON lines and TensorBoard are rewritten from the
+history kept in the checkpoint, so records of an interrupted stretch disappear.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import time
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import ml_collections
+from tensorboardX import SummaryWriter
+
+from alphazero_jax import agents, games, runs
+from alphazero_jax.agents import td_table, tdmcts, tdmcts_spec
+from alphazero_jax.evaluation import arena, plots
+from alphazero_jax.types import Agent, Game
+
+METRICS_FILE = "metrics.jsonl"
+PLOT_FILE = "tdmcts.png"
+TENSORBOARD_DIR = "tensorboard"
+SELF = "self"
+# Settings that may change when a run is resumed (to train it for longer).
+_RESUMABLE = ("episodes",)
+
+
+def default_config() -> ml_collections.ConfigDict:
+    """The run's settings (seed 004's at Tic-Tac-Toe: 5000 episodes, 100-game tournaments
+    every 200)."""
+    return ml_collections.ConfigDict(
+        {
+            "algorithm": tdmcts_spec.ALGORITHM,
+            "game": "tic_tac_toe",
+            "num_simulations": 100,
+            "exploration": tdmcts.DEFAULT_EXPLORATION,
+            "gamma": tdmcts.DEFAULT_GAMMA,
+            "learning_rate_floor": tdmcts.DEFAULT_FLOOR,
+            "capacity": 2**16,
+            "opponent": "minimax:6",
+            "tournament_opponent": "",  # empty: the opponent (mcts:100 in self-play)
+            "episodes": 5000,
+            "tournament_every": 200,
+            "tournament_games": 100,
+            "batch_size": 100,
+            "seed": 0,
+        }
+    )
+
+
+def _check(config: ml_collections.ConfigDict) -> None:
+    def fail(what: str):
+        raise ValueError(f"TD-MCTS config: {what}")
+
+    if config.algorithm != tdmcts_spec.ALGORITHM:
+        fail(f"expected algorithm {tdmcts_spec.ALGORITHM!r}, got {config.algorithm!r}.")
+    for name in ("episodes", "tournament_every", "tournament_games", "batch_size"):
+        if not isinstance(config[name], int) or config[name] < 1:
+            fail(f"{name} must be an int >= 1, got {config[name]!r}.")
+    if config.batch_size % 2 or config.tournament_every % config.batch_size:
+        fail(
+            f"batch_size must be even and divide tournament_every, got batch_size "
+            f"{config.batch_size} and tournament_every {config.tournament_every}."
+        )
+    if config.episodes % config.tournament_every:
+        fail(
+            f"episodes ({config.episodes}) must be a multiple of tournament_every "
+            f"({config.tournament_every})."
+        )
+    if config.tournament_games % 2:
+        fail(f"tournament_games must be even, got {config.tournament_games}.")
+
+
+def make_round(game: Game, search: tdmcts.TDSearch, opponent: Agent | None, batch_size: int):
+    """The jitted ``round(table, key) -> (table, float32[B])``: ``batch_size`` training
+    games (TD-MCTS first in the first half) and TD-MCTS's outcome in each; ``opponent``
+    None plays TD-MCTS against itself, every move learning."""
+    td_first = jnp.arange(batch_size) < batch_size // 2
+
+    def round_fn(table, key):
+        init_key, play_key = jax.random.split(key)
+        states = jax.vmap(game.init)(jax.random.split(init_key, batch_size))
+
+        def body(carry):
+            ply, table, states = carry
+            td_key, other_key = jax.random.split(jax.random.fold_in(play_key, ply))
+            td_to_move = (states.current_player == 0) == td_first
+            if opponent is None:
+                td_to_move = jnp.ones_like(td_to_move)
+            table, moves = search.search_and_learn(table, td_key, states, td_to_move)
+            if opponent is not None:
+                other = opponent.act_fn(opponent.params, other_key, states)
+                moves = jnp.where(td_to_move, moves, other)
+            return ply + 1, table, jax.vmap(game.step)(states, moves)
+
+        def going(carry):
+            ply, _, states = carry
+            return ~jnp.all(states.terminal) & (ply < game.max_num_moves)
+
+        _, table, states = jax.lax.while_loop(going, body, (jnp.int32(0), table, states))
+        return table, jnp.where(td_first, states.rewards[:, 0], states.rewards[:, 1])
+
+    return jax.jit(round_fn)
+
+
+def _start(config, workdir: str) -> tuple[Any, dict[str, Any], list[dict]]:
+    """Writes or checks ``config.json``; returns the checkpoint manager, the newest
+    checkpoint (or a fresh state) and the history of records."""
+    path = os.path.join(workdir, runs.CONFIG_FILE)
+    if os.path.exists(path):
+        saved = runs.read_config(workdir).to_dict()
+        changed = [
+            key
+            for key in set(saved) | set(config.to_dict())
+            if key not in _RESUMABLE and saved.get(key) != config.to_dict().get(key)
+        ]
+        if changed:
+            raise ValueError(
+                f"{workdir} holds a run with other settings ({', '.join(sorted(changed))}: "
+                f"expected {[saved.get(k) for k in sorted(changed)]}, got "
+                f"{[config.to_dict().get(k) for k in sorted(changed)]}); use another workdir."
+            )
+    os.makedirs(workdir, exist_ok=True)
+    runs.write_config(workdir, config)
+    manager = runs.checkpoint_manager(workdir, max_to_keep=2)
+    template = tdmcts_spec.state_template(config.capacity)
+    if manager.latest_step() is None:
+        return manager, template, []
+    state, metadata = runs.restore(manager, template)
+    return manager, state, list(metadata["history"])
+
+
+def _log(workdir: str, writer: SummaryWriter, history: list[dict], title: str) -> None:
+    record = history[-1]
+    with open(os.path.join(workdir, METRICS_FILE), "a") as file:
+        file.write(json.dumps(record) + "\n")
+    for name, value in record.items():
+        if name != "episodes" and isinstance(value, int | float):
+            writer.add_scalar(f"tdmcts/{name}", value, record["episodes"])
+    writer.flush()
+    plots.plot_tdmcts_history(history, os.path.join(workdir, PLOT_FILE), title=title)
+
+
+@functools.cache
+def _components(game_name, opponent, judge, num_simulations, exploration, gamma, floor, batch):
+    """The game, the jitted round, the tournament player and its opponent; cached, so that
+    runs in one process with the same settings compile once."""
+    game = games.make(game_name)
+    settings = {"exploration": exploration, "gamma": gamma, "learning_rate_floor": floor}
+    search = tdmcts.make_tdmcts(game, num_simulations=num_simulations, **settings)
+    trainer = None if opponent == SELF else agents.from_spec(game, opponent)
+    player = tdmcts_spec.tdmcts_agent(game, num_simulations=num_simulations, **settings)
+    judge_agent = agents.from_spec(game, judge)
+    return game, make_round(game, search, trainer, batch), player, judge_agent
+
+
+def _record(result: arena.MatchResult, table: td_table.ValueTable, episodes: int) -> dict:
+    """The JSON record of one tournament (``seconds`` is added by the caller)."""
+    wins, draws, losses = result.total
+    games = result.total.num_games
+    return {
+        "episodes": episodes,
+        "opponent": result.opponent,
+        "win_rate": wins / games,
+        "draw_rate": draws / games,
+        "loss_rate": losses / games,
+        "score": result.score,
+        "positions": int(td_table.num_positions(table)),
+        "collisions": int(table.num_collisions),
+    }
+
+
+def train(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
+    """Trains TD-MCTS into ``workdir`` (resuming it) until ``config.episodes``.
+
+    Args:
+      config: ``default_config()``'s keys.
+      workdir: the run directory (created; resumed when it holds a checkpoint).
+
+    Returns:
+      The final state, ``{"table": ValueTable, "episodes": int32[]}``.
+
+    Raises:
+      ValueError: for bad settings, or a workdir holding a run with other settings.
+    """
+    _check(config)
+    names = ("num_simulations", "exploration", "gamma", "learning_rate_floor", "batch_size")
+    judge = config.tournament_opponent or ("mcts:100" if config.opponent == SELF else "")
+    judge = judge or config.opponent
+    game, round_fn, player, judge_agent = _components(
+        config.game, config.opponent, judge, *(config[name] for name in names)
+    )
+    title = (
+        f"TD-MCTS on {config.game}, {config.num_simulations} simulations, "
+        f"c={config.exploration:g}, floor={config.learning_rate_floor:g}, vs {judge}"
+    )
+    manager, state, history = _start(config, workdir)
+    with open(os.path.join(workdir, METRICS_FILE), "w") as file:
+        file.writelines(json.dumps(record) + "\n" for record in history)
+    episodes, table = int(state["episodes"]), state["table"]
+    writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR), purge_step=episodes + 1)
+    round_key, tournament_key = jax.random.split(jax.random.key(config.seed))
+    while not history or episodes < config.episodes:
+        started = time.monotonic()
+        if history:  # the first tournament judges the empty table
+            for _ in range(config.tournament_every // config.batch_size):
+                round_index = episodes // config.batch_size
+                table, _ = round_fn(table, jax.random.fold_in(round_key, round_index))
+                episodes += config.batch_size
+        result = arena.play(
+            game,
+            player._replace(params=table),
+            judge_agent,
+            num_games=config.tournament_games,
+            key=jax.random.fold_in(tournament_key, episodes),
+        )
+        record = _record(result, table, episodes) | {"seconds": time.monotonic() - started}
+        history.append(record)
+        state = {"table": table, "episodes": jnp.int32(episodes)}
+        runs.save(manager, episodes, state, {"history": history})
+        _log(workdir, writer, history, title)
+        print(
+            f"episodes {episodes}: {result.summary()}; {record['positions']} positions, "
+            f"{record['collisions']} collisions ({record['seconds']:.0f} s)",
+            flush=True,
+        )
+    writer.close()
+    return state

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 from flax import struct
+from jax.experimental import multihost_utils
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
@@ -165,6 +166,12 @@ def build(config: ml_collections.ConfigDict) -> Components:
     devices = jax.devices()
     config = complete_config(config)
     validate_config(config, num_devices=len(devices))
+    if jax.process_count() > 1 and (config.evaluation.every or config.gating.rule != "none"):
+        raise ConfigError(
+            f"evaluation and gating run in one process, but this run has "
+            f"{jax.process_count()} processes: set config.evaluation.every=0 and "
+            "config.gating.rule='none', and evaluate its checkpoints with experiments.evaluate."
+        )
     game = games.make(config.game.name, **config.game.settings)
     mesh = Mesh(np.array(devices), (_BATCH_AXIS,))
     key = jax.random.key(config.seed)
@@ -243,20 +250,34 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     ``workdir`` receives ``config.json``, ``checkpoints/``, ``metrics.jsonl`` and
     ``tensorboard/``, and with evaluation on ``elo.json`` and ``elo.png``. Each record of
     ``metrics.jsonl`` (and TensorBoard) also says where its interval's time went:
-    ``time/selfplay``, ``time/learner``, ``time/evaluation`` and ``time/checkpoint``. If it already
-    holds checkpoints of the same game and network, the run continues from the newest one,
-    exactly as if it had never stopped. Ctrl-C (SIGINT or SIGTERM), or
+    ``time/selfplay``, ``time/learner``, ``time/evaluation`` and ``time/checkpoint``. If
+    ``workdir`` already holds checkpoints of the same game and network, the run continues
+    from the newest one, exactly as if it had never stopped. Ctrl-C (SIGINT or SIGTERM), or
     ``config.time_limit_minutes`` of this call, saves a checkpoint and stops, within a
     match of an evaluation (an evaluation stopped that way runs again on resume).
+
+    Launched as several processes (``jax.distributed.initialize`` called first), every
+    process runs this with the same arguments and a shared ``workdir``: the mesh spans all
+    processes' devices, each plays its devices' share of the games, orbax writes each
+    checkpoint once, process 0 writes the files, and the processes agree once per
+    iteration on stopping and saving (any process's Ctrl-C or time limit stops all).
     """
     config = complete_config(config)
     components = build(config)
+    primary = jax.process_index() == 0
     os.makedirs(workdir, exist_ok=True)
     _check_workdir(workdir, config)
     manager = runs.checkpoint_manager(workdir, max_to_keep=config.max_to_keep)
     run = session.Session(components, config, workdir, manager)
-    runs.write_config(workdir, config)
-    logger = RunLogger(workdir, total_iterations=config.num_iterations, history=run.history)
+    if primary:
+        runs.write_config(workdir, config)
+    logger = RunLogger(
+        workdir,
+        total_iterations=config.num_iterations,
+        history=run.history,
+        primary=primary,
+        process_index=jax.process_index(),
+    )
     sums, count, log_started, seconds = None, 0, time.monotonic(), dict.fromkeys(TIME_KEYS, 0.0)
     started = last_save = time.monotonic()
     limit = config.time_limit_minutes * 60 or float("inf")
@@ -266,7 +287,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
             def stopping() -> bool:
                 return stop.requested or time.monotonic() - started >= limit
 
-            while not stopping():
+            while True:
+                save_due = (time.monotonic() - last_save) / 60 >= config.checkpoint_every_minutes
+                stop_now, save_now = _agree(stopping(), save_due)
+                if save_now and not run.saved:
+                    save_started = time.monotonic()
+                    run.save()
+                    seconds["checkpoint"] += time.monotonic() - save_started
+                    last_save = time.monotonic()
+                if stop_now:
+                    break
                 if run.evaluation_pending():
                     evaluation_started = time.monotonic()
                     record = run.evaluate(stopping)
@@ -290,17 +320,22 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
                     logger.write(record)
                     sums, count, log_started = None, 0, time.monotonic()
                     seconds = dict.fromkeys(TIME_KEYS, 0.0)
-                if (time.monotonic() - last_save) / 60 >= config.checkpoint_every_minutes:
-                    save_started = time.monotonic()
-                    run.save()
-                    seconds["checkpoint"] += time.monotonic() - save_started
-                    last_save = time.monotonic()
             if not run.saved:
                 run.save()
     finally:
         logger.close()
         manager.close()
     return run.state
+
+
+def _agree(*decisions: bool) -> tuple[bool, ...]:
+    """The host-side decisions of the loop, each True if any process's is: processes of a
+    multi-process run stop and save at the same iteration (one tiny collective per
+    iteration; nothing with one process)."""
+    if jax.process_count() == 1:
+        return decisions
+    gathered = multihost_utils.process_allgather(np.array(decisions, np.int32))
+    return tuple(bool(value) for value in np.asarray(gathered).reshape(-1, len(decisions)).max(0))
 
 
 def _record(iteration: int, sums: dict, count: int, started: float) -> dict:

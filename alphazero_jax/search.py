@@ -5,7 +5,10 @@ The mctx embedding is the batched game State. Conventions (DESIGN.md):
 - the network's value is from the view of the player to move;
 - ``recurrent_fn`` returns the reward for the player who just moved, with
   ``discount = -1`` (the next node's value is from the opponent's view), and ``0`` once
-  the game is over, where the value is 0 too: nothing below a terminal node counts;
+  the game is over, where the value is 0 too: nothing below a terminal node counts.
+  A per-ply ``discount`` below 1 makes it ``-discount``: a value ``k`` plies away counts
+  ``discount**k`` times, so the search prefers the quicker of two wins (and the slower of
+  two losses), matching self-play's discounted value targets (``selfplay.episode_targets``);
 - illegal actions are masked at the root (``invalid_actions``) and inside the tree (their
   prior logits set to the lowest float), so no NaN appears even when every action is
   illegal (terminal nodes, full boards);
@@ -61,8 +64,9 @@ def make_root_fn(game: Game, apply_fn: Callable) -> Callable[[dict, State], mctx
     return root_fn
 
 
-def make_recurrent_fn(game: Game, apply_fn: Callable) -> Callable:
-    """mctx's ``recurrent_fn(variables, key, action[B], states[B]) -> (output, states)``."""
+def make_recurrent_fn(game: Game, apply_fn: Callable, *, discount: float = 1.0) -> Callable:
+    """mctx's ``recurrent_fn(variables, key, action[B], states[B]) -> (output, states)``;
+    ``discount`` is the per-ply discount of the next node's value (1: none)."""
 
     def recurrent_fn(variables: dict, key: Array, action: Array, states: State):
         del key  # The games are deterministic.
@@ -74,7 +78,7 @@ def make_recurrent_fn(game: Game, apply_fn: Callable) -> Callable:
         over = next_states.terminal
         output = mctx.RecurrentFnOutput(
             reward=reward,
-            discount=jnp.where(over, 0.0, -1.0),
+            discount=jnp.where(over, 0.0, -discount),
             prior_logits=logits,
             value=jnp.where(over, 0.0, value),
         )
@@ -95,6 +99,7 @@ def make_search(
     c_puct_base: float = 19652.0,
     max_num_considered_actions: int = 16,
     gumbel_scale: float = 1.0,
+    discount: float = 1.0,
 ) -> SearchFn:
     """Builds ``search(variables, key, states[B]) -> mctx.PolicyOutput``.
 
@@ -111,6 +116,8 @@ def make_search(
       c_puct_base: PUCT's visit-count scale (mctx's ``pb_c_base``).
       max_num_considered_actions: Gumbel's root candidates.
       gumbel_scale: Gumbel noise scale (0 makes the Gumbel search deterministic).
+      discount: per-ply discount of values, in (0, 1]; 1 (AlphaZero's) values every win
+        alike, below 1 the search prefers quicker wins. Use the value targets' discount.
 
     Returns:
       The search function; the caller jits it. Its ``action_weights`` is the policy
@@ -120,8 +127,10 @@ def make_search(
         raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}.")
     if not isinstance(num_simulations, int) or num_simulations < 1:
         raise ValueError(f"num_simulations must be an int >= 1, got {num_simulations!r}.")
+    if not 0 < discount <= 1:
+        raise ValueError(f"discount must be in (0, 1], got {discount!r}.")
     root_fn = make_root_fn(game, apply_fn)
-    recurrent_fn = make_recurrent_fn(game, apply_fn)
+    recurrent_fn = make_recurrent_fn(game, apply_fn, discount=discount)
     if policy == "puct":
         run = functools.partial(
             mctx.muzero_policy,

@@ -109,6 +109,7 @@ class Game(NamedTuple):
     actions_from_text: Callable[..., list[int]]
     actions_to_text: Callable[..., str]
     to_json: Callable[[State], dict[str, Any]]
+    explain_illegal: Callable[[State, int], str] | None = None
 
     def __eq__(self, other: object) -> bool:
         return self is other

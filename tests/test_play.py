@@ -148,7 +148,8 @@ def test_terminal__a_quoridor_game_with_a_wall_a_refused_wall_and_undo():
     board = printed[printed.index("leftmost plays d2.") + 1].splitlines()
     assert board[3] == "2 .   .   .   O   ." and board[4] == "         ---+---"
     assert board[-1] == "walls in hand: X 2, O 3"
-    assert "Refused: c2v is not legal here. Legal moves: c3, d4, c5, b4, a1h" in text
+    refusal = "Refused: c2v is not legal here: it would overlap or cross a wall on the board."
+    assert f"{refusal} Legal moves: c3, d4, c5, b4, a1h" in text
     assert "Took back c2h, d2." in text and printed[-1] == "Moves: c4 c2"
 
 

@@ -91,6 +91,48 @@ def test_a_wall_that_seals_a_pawn_in_is_illegal():
     assert state.terminal and state.winner == 1
 
 
+def _may_enclose(state):
+    size = state.walls_h.shape[-1] + 1
+    flags = np.asarray(quoridor._may_enclose(size, state.walls_h, state.walls_v))
+    return {GAME.action_to_text(12 + int(i), state) for i in np.flatnonzero(flags)}
+
+
+def test_only_walls_touching_two_corners_need_the_path_check():
+    # On an empty board every wall meets the edge at one end at most: nothing to check.
+    assert _may_enclose(GAME.init(None)) == set()
+    # a2h lies under a2 and b2, from the left edge to the corner below b2|c2; its three
+    # corners are row-2|3 corners 0, 1, 2. From the top edge down to corner 1 or 2 run a1v
+    # (closing a1 a2) and b1v (closing a1 b1 a2 b2): two touches each. b2h shares corners 1
+    # and 2 (and a2h itself all three). Every other wall meets at most one touched corner.
+    state = quoridor.setup(GAME, pawns=("c5", "c1"), walls="a2h")
+    assert _may_enclose(state) == {"a1v", "b1v", "a2h", "b2h"}
+
+
+def test_pruned_path_checks_give_the_same_legal_walls(monkeypatch):
+    """Random positions with many walls: the legal moves are the same when every candidate
+    wall is flood-filled."""
+    game = games.make("quoridor", size=7, walls=6)
+    rng = np.random.default_rng(7)
+    positions = []
+    for _ in range(12):
+        state = game.init(None)
+        for _ in range(rng.integers(6, 30)):
+            legal = np.flatnonzero(np.asarray(state.legal))
+            walls = legal[legal >= 12]
+            pick = walls if len(walls) and rng.random() < 0.7 else legal
+            state = jax.jit(game.step)(state, int(rng.choice(pick)))
+            if state.terminal:
+                break
+        if not state.terminal:
+            positions.append(state)
+    pruned = [np.asarray(quoridor.legal_actions(s)) for s in positions]
+    every = lambda size, walls_h, walls_v: jnp.ones(2 * (size - 1) ** 2, bool)  # noqa: E731
+    monkeypatch.setattr(quoridor, "_may_enclose", every)
+    for state, legal in zip(positions, pruned):
+        np.testing.assert_array_equal(np.asarray(quoridor.legal_actions(state)), legal)
+    assert len(positions) >= 8 and sum(int(s.walls_left.sum()) < 6 for s in positions) >= 4
+
+
 def test_walls_may_neither_overlap_nor_cross():
     names = _names(quoridor.setup(GAME, pawns=("c5", "c1"), walls="c3h"))
     assert not {"c3h", "b3h", "d3h", "c3v"} & names
@@ -100,6 +142,24 @@ def test_walls_may_neither_overlap_nor_cross():
     assert {"c1v", "b3v", "d3v", "b3h", "d3h"} <= names
     with pytest.raises(ValueError, match="overlap or cross"):
         quoridor.setup(GAME, pawns=("c5", "c1"), walls="c3h c3v")
+
+
+def test_a_refused_move_says_why():
+    explain = GAME.explain_illegal
+    sealed = quoridor.setup(GAME, pawns=("a5", "c1"), walls="a4h c2h", walls_left=(3, 3))
+    (b4v,) = GAME.actions_from_text("b4v", sealed)
+    assert explain(sealed, b4v) == "it would leave your pawn no path to the goal edge"
+    (c2h,) = GAME.actions_from_text("c2h", sealed)
+    assert explain(sealed, c2h) == "it would overlap or cross a wall on the board"
+    (a1,) = GAME.actions_from_text("a3", sealed)  # two squares up: no pawn to jump
+    assert "jumps straight over the other pawn" in explain(sealed, a1)
+    pocket = quoridor.setup(GAME, pawns=("c5", "a1"), walls="a1h", walls_left=(3, 3))
+    (b1v,) = GAME.actions_from_text("b1v", pocket)
+    assert explain(pocket, b1v) == "it would leave the other pawn no path to the goal edge"
+    no_walls = quoridor.setup(GAME, pawns=("c5", "c1"), walls_left=(0, 3))
+    assert explain(no_walls, b1v) == "you have no walls left"
+    assert explain(no_walls, GAME.actions_from_text("c4", no_walls)[0]) == ""
+    assert games.make("connect_four").explain_illegal is None
 
 
 def test_walls_at_the_edges_are_legal():

@@ -93,6 +93,48 @@ def test_search__recurrent_fn_rewards_the_player_who_moved():
     assert float(output.reward[0]) == 0.0
 
 
+def test_search__discount_scales_the_next_value():
+    """With a per-ply discount the next node's value counts -discount times, and nothing
+    after a terminal node counts at all."""
+    game = games.make("connect_four")
+    apply_fn, variables = _random_network("connect_four")
+    recurrent_fn = search.make_recurrent_fn(game, apply_fn, discount=0.9)
+    output, _ = recurrent_fn(variables, None, jnp.array([3, 4]), _batch(game, ["112233"] * 2))
+    np.testing.assert_allclose(np.asarray(output.discount), [0.0, -0.9])
+
+
+def _sure_win_network(game):
+    """A Tic-Tac-Toe apply_fn with uniform priors that says X wins from every position: +1
+    with X to move (as many stones of the mover as of the opponent), else -1."""
+
+    def apply_fn(variables, observations):
+        del variables
+        own, other = observations[..., 0].sum((1, 2)), observations[..., 1].sum((1, 2))
+        value = jnp.where(own == other, 1.0, -1.0)
+        logits = jnp.zeros((observations.shape[0], game.num_actions))
+        return networks.NetworkOutput(logits=logits, value=value), None
+
+    return apply_fn
+
+
+@pytest.mark.parametrize("policy", search.POLICIES)
+def test_search__discount_prefers_the_quicker_win(policy):
+    """Tic-Tac-Toe a1 a2 b1 b2, X to move; c1 wins at once. A network sure that X wins from
+    everywhere makes each move a win for X: without a discount they all look alike (Q = 1),
+    with 0.9 a win later is worth at most 0.9 and the search leans to c1."""
+    game = games.make("tic_tac_toe")
+    states = _batch(game, ["a1 a2 b1 b2"])
+    shares = {}
+    for discount in (1.0, 0.9):
+        search_fn = search.make_search(
+            game, _sure_win_network(game), policy=policy, num_simulations=64, discount=discount
+        )
+        output = jax.jit(search_fn)({}, jax.random.key(0), states)
+        shares[discount] = float(output.action_weights[0, 8])
+    # Measured: PUCT's visit share of c1 0.41 -> 0.66, Gumbel's improved policy 0.73 -> 0.95.
+    assert shares[0.9] > shares[1.0] + 0.2, shares
+
+
 def test_search__bad_settings_fail_early():
     game = games.make("tic_tac_toe")
     apply_fn, _ = _random_network("tic_tac_toe")
@@ -100,3 +142,5 @@ def test_search__bad_settings_fail_early():
         search.make_search(game, apply_fn, policy="uct")
     with pytest.raises(ValueError, match="num_simulations must be an int >= 1, got 0"):
         search.make_search(game, apply_fn, num_simulations=0)
+    with pytest.raises(ValueError, match=r"discount must be in \(0, 1\], got 0"):
+        search.make_search(game, apply_fn, discount=0)

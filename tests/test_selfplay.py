@@ -25,6 +25,21 @@ def test_episode_targets__by_hand():
     np.testing.assert_array_equal(np.asarray(value), [[1, 0], [-1, 0], [0, 0], [0, 0]])
 
 
+def test_episode_targets__discounted_by_hand():
+    # Slot 0: X moves at t=0, O at t=1, X at t=2 and wins; then an unfinished game. Slot 1:
+    # a draw at t=1, then an unfinished game. With discount 0.5 the winning move's position
+    # gets +1 (X), the one before -0.5 (O's view, one ply earlier), the first +0.25 (X's).
+    ended = jnp.array([[False, False], [False, True], [True, False], [False, False]])
+    first_player_outcome = jnp.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 0.0]])
+    player = jnp.array([[0, 0], [1, 1], [0, 0], [1, 1]])
+    value, valid = selfplay.episode_targets(ended, first_player_outcome, player, discount=0.5)
+    np.testing.assert_array_equal(np.asarray(valid), [[1, 1], [1, 1], [1, 0], [0, 0]])
+    np.testing.assert_array_equal(np.asarray(value), [[0.25, 0], [-0.5, 0], [1, 0], [0, 0]])
+    # The undiscounted targets of the same games: the plain outcome everywhere.
+    value, _ = selfplay.episode_targets(ended, first_player_outcome, player)
+    np.testing.assert_array_equal(np.asarray(value), [[1, 0], [-1, 0], [1, 0], [0, 0]])
+
+
 def _scripted_search(script):
     """A stand-in search that plays ``script[num_moves]`` with all its weight there."""
 

@@ -47,6 +47,7 @@ def _assert_same_tree(a, b):
         ({"search.policy": "uct"}, r"config\.search\.policy must be one of \('puct', 'gumbel'\)"),
         ({"game.settings": {"rows": 2}}, r"config\.game\.settings: .*rows must be"),
         ({"learner.schedule": "cosine", "learner.warmup_steps": 99}, r"warmup_steps=99"),
+        ({"search.discount": 0.0}, r"config\.search\.discount must be a number in \(0, 1\]"),
     ],
 )
 def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, message):
@@ -58,6 +59,16 @@ def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, m
     with pytest.raises(ValueError, match=message):
         train.train_and_evaluate(config, str(workdir))
     assert not workdir.exists()
+
+
+def test_train__old_configs_get_the_search_discount_they_were_trained_with():
+    """A run written before ``search.discount`` existed was trained undiscounted."""
+    from alphazero_jax.training.config_schema import complete_config
+
+    config = _smoke()
+    del config.search["discount"]
+    assert complete_config(config).search.discount == 1.0
+    assert complete_config(_smoke(**{"search.discount": 0.9})).search.discount == 0.9
 
 
 def test_train__othello_smoke_with_seed_002_opponents(tmp_path):

@@ -114,8 +114,9 @@ def test_quoridor_through_the_api__a_pawn_move_walls_and_a_refused_wall(client):
     assert {"c2h", "d2h", "c2v"}.isdisjoint(view["legal_moves"]) and "c3" in view["legal_moves"]
     # Crossing c2h, overlapping it, and a groove off the board: refused, nothing changed.
     for wall, words in [
-        ("c2v", "c2v is not legal here. Legal moves: c3, d4, c5, b4, a1h"),
-        ("d2h", "d2h is not legal here"),
+        ("c2v", "c2v is not legal here: it would overlap or cross a wall on the board. "),
+        ("c2v", "Legal moves: c3, d4, c5, b4, a1h"),
+        ("d2h", "d2h is not legal here: it would overlap"),
         ("e5h", "is not a Quoridor move here"),
     ]:
         refused = client.post(f"{session}/moves", json={"move": wall})

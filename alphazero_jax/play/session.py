@@ -185,8 +185,11 @@ class PlaySession:
                 f"Legal moves: {', '.join(self.legal_moves())}."
             )
         if actions[0] not in self.legal_actions():
+            explain = self.game.explain_illegal
+            reason = explain(self.state, actions[0]) if explain else ""
             raise MoveError(
-                f"{self.game.action_to_text(actions[0], self.state)} is not legal here. "
+                f"{self.game.action_to_text(actions[0], self.state)} is not legal here"
+                f"{': ' + reason if reason else ''}. "
                 f"Legal moves: {', '.join(self.legal_moves())}."
             )
         self._push(actions[0])

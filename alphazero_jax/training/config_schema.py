@@ -19,6 +19,7 @@ _NON_NEGATIVE = (lambda v: isinstance(v, int) and v >= 0, "an int >= 0")
 _FRACTION = (lambda v: isinstance(v, int | float) and 0 <= v <= 1, "a number in [0, 1]")
 _POSITIVE_FLOAT = (lambda v: isinstance(v, int | float) and v > 0, "a number > 0")
 _NON_NEGATIVE_FLOAT = (lambda v: isinstance(v, int | float) and v >= 0, "a number >= 0")
+_DISCOUNT = (lambda v: isinstance(v, int | float) and 0 < v <= 1, "a number in (0, 1]")
 _BOOL = (lambda v: isinstance(v, bool), "True or False")
 _ANY = (lambda v: True, "any value")
 
@@ -55,6 +56,7 @@ SCHEMA: dict = {
         "c_puct_base": _POSITIVE_FLOAT,
         "max_num_considered_actions": _POSITIVE,
         "gumbel_scale": _NON_NEGATIVE_FLOAT,
+        "discount": _DISCOUNT,
     },
     "selfplay": {
         "batch_size": _POSITIVE,
@@ -115,10 +117,16 @@ OPTIONAL_SECTIONS: dict[str, dict] = {
 }
 
 
+# Keys added to older sections later, likewise with the value that keeps old runs' behaviour.
+OPTIONAL_KEYS: dict[str, dict] = {
+    "search": {"discount": 1.0},  # per-ply value discount; 1: AlphaZero's undiscounted outcome
+}
+
+
 def complete_config(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
     """A copy of ``config`` with any missing optional section or key set to its default."""
     config = ml_collections.ConfigDict(config.to_dict())
-    for section, defaults in OPTIONAL_SECTIONS.items():
+    for section, defaults in (*OPTIONAL_SECTIONS.items(), *OPTIONAL_KEYS.items()):
         if section not in config:
             config[section] = ml_collections.ConfigDict(defaults)
         for key, value in defaults.items():

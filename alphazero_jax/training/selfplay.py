@@ -21,24 +21,28 @@ from alphazero_jax import search
 from alphazero_jax.types import Array, Game, State, Trajectory
 
 
-def episode_targets(ended: Array, first_player_outcome: Array, player: Array):
+def episode_targets(
+    ended: Array, first_player_outcome: Array, player: Array, *, discount: float = 1.0
+):
     """Value targets and validity of ``[T, B]`` positions played with restarts.
 
     Args:
       ended: bool[T, B], whether the game ended with the move played at that position.
       first_player_outcome: float32[T, B], the first player's result where ``ended``.
       player: int32[T, B], the player to move at each position.
+      discount: per-ply discount: a position ``k`` plies before its game's last move gets
+        ``discount**k`` times the outcome (the search's ``discount``; 1: the plain outcome).
 
     Returns:
-      ``(value, valid)``: float32[T, B], each position's final outcome from its mover's view
-      (0 where invalid), and bool[T, B], True where the position's game ended within the
-      ``T`` moves. A position's game ends at the first ``ended`` at or after it.
+      ``(value, valid)``: float32[T, B], each position's (discounted) final outcome from its
+      mover's view (0 where invalid), and bool[T, B], True where the position's game ended
+      within the ``T`` moves. A position's game ends at the first ``ended`` at or after it.
     """
 
     def backwards(carry, inputs):
         outcome, has_end = carry
         ended_here, outcome_here, mover = inputs
-        outcome = jnp.where(ended_here, outcome_here, outcome)
+        outcome = jnp.where(ended_here, outcome_here, discount * outcome)
         has_end = ended_here | has_end
         value = jnp.where(mover == 0, outcome, -outcome)
         return (outcome, has_end), (jnp.where(has_end, value, 0.0), has_end)
@@ -59,6 +63,7 @@ def make_selfplay(
     batch_size: int,
     num_moves: int,
     num_sampling_moves: int,
+    discount: float = 1.0,
 ) -> Callable[[dict, Array], Trajectory]:
     """Builds ``selfplay(variables, key) -> Trajectory`` of ``[num_moves, batch_size]``.
 
@@ -73,6 +78,7 @@ def make_selfplay(
         game); fewer is fine for timing searches.
       num_sampling_moves: plies (from the start of each game) whose move is sampled from the
         search; later moves are greedy. 0 makes every move greedy.
+      discount: the value targets' per-ply discount (``episode_targets``); the search's.
 
     Returns:
       The self-play function; the caller jits it.
@@ -115,7 +121,7 @@ def make_selfplay(
         keys = jax.random.split(moves_key, num_moves)
         _, records = jax.lax.scan(lambda s, k: move(variables, s, k), new_games(init_key), keys)
         observation, legal, policy_target, player, ended, outcome = records
-        value, valid = episode_targets(ended, outcome, player)
+        value, valid = episode_targets(ended, outcome, player, discount=discount)
         return Trajectory(
             observation=observation,
             legal_action_mask=legal,

@@ -69,6 +69,7 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
         batch_size=config.selfplay.batch_size // num_devices,
         num_moves=config.selfplay.num_moves,
         num_sampling_moves=config.selfplay.num_sampling_moves,
+        discount=config.search.discount,
     )
     return selfplay.shard(play, mesh, _BATCH_AXIS)
 

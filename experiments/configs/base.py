@@ -37,6 +37,9 @@ def base_config() -> ml_collections.ConfigDict:
             "c_puct_base": 19652.0,
             "max_num_considered_actions": 16,
             "gumbel_scale": 1.0,
+            # Per-ply value discount of the search and of self-play's value targets; below
+            # 1 the network learns how far a win is, so the search hurries to it.
+            "discount": 1.0,
         }
     )
     # Moves per slot and iteration: games restart in their slot when they end, and the

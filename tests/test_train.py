@@ -224,3 +224,20 @@ def test_train_entry_point__evaluation_every_0_alone_turns_evaluation_off(tmp_pa
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert (workdir / "checkpoints" / "1").is_dir() and not (workdir / "elo.json").exists()
+
+
+@pytest.mark.parametrize("module", [connect_four, othello, tic_tac_toe], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("preset", ["default", "cpu", "smoke"])
+def test_configs__every_preset_is_valid(module, preset):
+    from alphazero_jax.training.config_schema import complete_config, validate_config
+
+    config = complete_config(module.get_config(preset))
+    validate_config(config, num_devices=8 if preset == "default" else 1)  # a TPU v2-8 host
+    assert config.selfplay.inference_dtype == "float32"  # bfloat16 is opt-in
+
+
+def test_train__bfloat16_self_play_trains(tmp_path):
+    state = train.train_and_evaluate(
+        _smoke(num_iterations=1, **{"selfplay.inference_dtype": "bfloat16"}), str(tmp_path)
+    )
+    assert int(state.iteration) == 1 and int(state.num_positions) > 0

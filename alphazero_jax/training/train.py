@@ -61,6 +61,10 @@ class Components(NamedTuple):
 def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
     """Self-play with the batch split over the mesh: each device plays its share."""
     num_devices = mesh.devices.size
+    if config.selfplay.inference_dtype != "float32":
+        apply_fn = networks.make_inference_apply_fn(
+            game, compute_dtype=config.selfplay.inference_dtype, **config.network
+        )
     search_fn = search.make_search(game, apply_fn, **config.search)
     play = selfplay.make_selfplay(
         game,

@@ -16,6 +16,15 @@ METRICS_FILE = "metrics.jsonl"
 TENSORBOARD_DIR = "tensorboard"
 
 
+def read_metrics(workdir: str) -> list[dict]:
+    """The records of a run's ``metrics.jsonl``, oldest first ([] before the first)."""
+    path = os.path.join(workdir, METRICS_FILE)
+    if not os.path.exists(path):
+        return []
+    with open(path) as file:
+        return [json.loads(line) for line in file if line.strip()]
+
+
 class RunLogger:
     """Writes one record per log interval to ``metrics.jsonl``, TensorBoard and stderr.
 

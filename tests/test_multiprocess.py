@@ -41,7 +41,11 @@ def _train(workdir, *flags):
 
 
 def _finish(process) -> str:
-    output = process.communicate(timeout=400)[0]
+    try:
+        output = process.communicate(timeout=400)[0]
+    except subprocess.TimeoutExpired:  # a process waiting for a peer that died: end it
+        process.kill()
+        output = process.communicate()[0]
     assert process.returncode == 0, output
     return output
 
@@ -78,7 +82,7 @@ def test_train__two_processes_agree_with_one_and_resume_in_one(tmp_path):
     assert runs.checkpoint_steps(str(shared)) == [2]
     _finish(reference)
     _finish(_train(shared, "--host_devices=2"))  # resumes iteration 3 in one process
-    assert _losses(shared) == pytest.approx(_losses(single), rel=0, abs=0)
+    assert _losses(shared) == _losses(single)  # bit for bit
     resumed, straight = runs.restore_network(str(shared)), runs.restore_network(str(single))
     assert resumed.iteration == straight.iteration == 3
     for a, b in zip(jax.tree.leaves(resumed.variables), jax.tree.leaves(straight.variables)):

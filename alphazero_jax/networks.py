@@ -48,11 +48,18 @@ class NetworkOutput(NamedTuple):
     value: Array
 
 
+COMPUTE_DTYPES = ("float32", "bfloat16")
+
+
 class _Layers(nn.Module):
-    """Builds the convolution + normalisation + activation pieces that every part shares."""
+    """Builds the convolution + normalisation + activation pieces that every part shares.
+
+    Convolutions and dense layers compute in ``compute_dtype`` (their weights stay float32
+    and are cast); normalisations compute in float32."""
 
     activation: str
     normalization: str
+    compute_dtype: str
 
     def conv(self, features: int, size: int, name: str) -> nn.Conv:
         # A bias before batch norm is redundant: the norm's own bias replaces it.
@@ -61,7 +68,7 @@ class _Layers(nn.Module):
             (size, size),
             padding="SAME",
             use_bias=self.normalization == "none",
-            dtype=jnp.float32,
+            dtype=jnp.dtype(self.compute_dtype),
             name=name,
         )
 
@@ -98,7 +105,12 @@ class _ResNet(_Layers):
 
     @nn.compact
     def __call__(self, observations: Array, train: bool) -> NetworkOutput:
-        settings = {"activation": self.activation, "normalization": self.normalization}
+        settings = {
+            "activation": self.activation,
+            "normalization": self.normalization,
+            "compute_dtype": self.compute_dtype,
+        }
+        dense_dtype = jnp.dtype(self.compute_dtype)
         x = self.conv(self.channels, 3, "stem_conv")(observations)
         x = self.act(self.norm(x, train, "stem_norm"))
         for index in range(self.blocks):
@@ -106,13 +118,13 @@ class _ResNet(_Layers):
 
         p = self.act(self.norm(self.conv(2, 1, "policy_conv")(x), train, "policy_norm"))
         p = p.reshape(p.shape[0], -1)
-        logits = nn.Dense(self.num_actions, dtype=jnp.float32, name="policy_dense")(p)
+        logits = nn.Dense(self.num_actions, dtype=dense_dtype, name="policy_dense")(p)
 
         v = self.act(self.norm(self.conv(1, 1, "value_conv")(x), train, "value_norm"))
         v = v.reshape(v.shape[0], -1)
-        v = self.act(nn.Dense(self.value_hidden, dtype=jnp.float32, name="value_hidden")(v))
-        v = nn.Dense(1, dtype=jnp.float32, name="value_dense")(v)
-        value = jnp.tanh(v[:, 0])
+        v = self.act(nn.Dense(self.value_hidden, dtype=dense_dtype, name="value_hidden")(v))
+        v = nn.Dense(1, dtype=dense_dtype, name="value_dense")(v)
+        value = jnp.tanh(v[:, 0].astype(jnp.float32))
         return NetworkOutput(logits.astype(jnp.float32), value.astype(jnp.float32))
 
 
@@ -164,13 +176,35 @@ def make_network(
     return apply_fn, dict(variables)
 
 
+def make_inference_apply_fn(
+    game: Game,
+    *,
+    compute_dtype: str,
+    channels: int = 64,
+    blocks: int = 4,
+    activation: str = "relu",
+    normalization: str = "batch_norm",
+    value_hidden: int = 64,
+) -> ApplyFn:
+    """``make_network``'s ``apply_fn`` computing in ``compute_dtype``, for the same
+    (float32) variables: ``"bfloat16"`` halves the bytes a convolution moves and runs on
+    a GPU's or TPU's bfloat16 units; its outputs are float32 again. For inference (search,
+    self-play); the learner keeps float32."""
+    _check_choice("compute_dtype", compute_dtype, COMPUTE_DTYPES)
+    settings = (channels, blocks, activation, normalization, value_hidden)
+    return _make_apply_fn(game, *settings, compute_dtype)[1]
+
+
 @functools.cache
-def _make_apply_fn(game, channels, blocks, activation, normalization, value_hidden):
+def _make_apply_fn(
+    game, channels, blocks, activation, normalization, value_hidden, compute_dtype="float32"
+):
     """The module and its apply function; the same settings give the same function, so
     that everything jitted over it (searches, arenas) compiles once per process."""
     module = _ResNet(
         activation=activation,
         normalization=normalization,
+        compute_dtype=compute_dtype,
         num_actions=game.num_actions,
         channels=channels,
         blocks=blocks,

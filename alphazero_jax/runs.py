@@ -56,6 +56,8 @@ def save(
 ) -> None:
     """Saves ``state`` (a pytree of arrays) and ``metadata`` (JSON-able) as ``step``, and
     ``evaluation`` (the evaluator's networks, a pytree of arrays) when given."""
+    if step in manager.all_steps():  # saved before an evaluation that changed the metadata
+        manager.delete(step)
     items = {"state": ocp.args.StandardSave(state), "metadata": ocp.args.JsonSave(metadata)}
     if evaluation is not None:
         items["evaluation"] = ocp.args.StandardSave(evaluation)

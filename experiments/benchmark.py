@@ -4,6 +4,10 @@ r"""Benchmarks that compare alphazero_jax with a peer in the same run and print 
     python -m experiments.benchmark selfplay [--batch_sizes=64,512] [--rounds=3]
     python -m experiments.benchmark arena [--batch_sizes=256] [--depths=4,5,6] [--rounds=3]
     python -m experiments.benchmark quoridor [--sizes=9,5] [--batch_sizes=1,1024,4096]
+    python -m experiments.benchmark training [--config=experiments/configs/connect_four.py:cpu]
+        [--config.selfplay.batch_size=256] [--inference_dtypes=float32,bfloat16] [--rounds=3]
+
+``training`` times the training loop beside self-play alone (no peer needed).
 
 ``quoridor`` compares with OpenSpiel's C++ game (the ``test`` extra).
 ``games`` and ``selfplay`` need the ``bench`` extra (pgx): ``pip install -e '.[bench]'``
@@ -13,6 +17,7 @@ or ``make bench``.
 from __future__ import annotations
 
 from absl import app, flags
+from ml_collections import config_flags
 
 from experiments import host_devices  # noqa: F401  (before JAX starts)
 
@@ -30,6 +35,10 @@ _EVALUATIONS = flags.DEFINE_integer("evaluations", 30_000, "selfplay: evaluation
 _MATCHES = flags.DEFINE_list("matches", ["minimax:4", "mcts:200"], "arena: agents vs random.")
 _DEPTHS = flags.DEFINE_list("depths", ["4", "5", "6"], "arena: minimax depths to time.")
 _SIZES = flags.DEFINE_list("sizes", ["9", "5"], "quoridor: board sizes.")
+_CONFIG = config_flags.DEFINE_config_file(
+    "config", "experiments/configs/connect_four.py:cpu", "training: the run's config[:preset]."
+)
+_DTYPES = flags.DEFINE_list("inference_dtypes", ["float32"], "training: self-play dtypes.")
 flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
 
 
@@ -80,7 +89,21 @@ def _quoridor() -> None:
     )
 
 
-_MODES = {"games": _games, "selfplay": _selfplay, "arena": _arena, "quoridor": _quoridor}
+def _training() -> None:
+    from experiments.benchmarks import training as training_benchmark
+
+    training_benchmark.run(
+        config=_CONFIG.value, inference_dtypes=tuple(_DTYPES.value), rounds=_ROUNDS.value or 3
+    )
+
+
+_MODES = {
+    "games": _games,
+    "selfplay": _selfplay,
+    "arena": _arena,
+    "quoridor": _quoridor,
+    "training": _training,
+}
 
 
 def main(argv: list[str]) -> None:

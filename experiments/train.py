@@ -3,6 +3,11 @@ r"""Trains an AlphaZero agent: the flag-reading edge around ``train.train_and_ev
     python -m experiments.train --config=experiments/configs/connect_four.py:cpu \
         --workdir=runs/connect_four --config.search.num_simulations=64
 
+Several processes (machines) train one run when each is started with
+``--num_processes=N --process_id=I --coordinator_address=HOST:PORT`` and the same
+``--workdir`` on a shared file system; ``--distributed`` lets a TPU pod, Slurm or Open MPI
+supply those (``experiments/multiprocess.py``).
+
 Restarting with the same ``--workdir`` resumes from its newest checkpoint; Ctrl-C saves
 one and stops. A bad flag or config prints one line, ``error: ...``, and exits with
 status 2. On a machine without an accelerator, the CPU is offered to JAX as one device per
@@ -17,11 +22,18 @@ from typing import NoReturn
 from absl import app, flags, logging
 from ml_collections import config_flags
 
-from experiments import host_devices  # noqa: F401  (first: before JAX starts)
+from experiments import (
+    host_devices,  # noqa: F401  (first: before JAX starts)
+    multiprocess,
+)
 
 _CONFIG = config_flags.DEFINE_config_file("config", None, "Training config file[:preset].")
 _WORKDIR = flags.DEFINE_string("workdir", None, "Run directory (created; resumed if present).")
 flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
+flags.DEFINE_integer("num_processes", None, "Processes of a multi-process run (default 1).")
+flags.DEFINE_integer("process_id", None, "This process's index, 0..num_processes-1.")
+flags.DEFINE_string("coordinator_address", None, "Process 0's HOST:PORT (multi-process).")
+flags.DEFINE_bool("distributed", False, "Let JAX detect a TPU pod / Slurm / Open MPI job.")
 flags.mark_flags_as_required(["config", "workdir"])
 
 
@@ -51,6 +63,15 @@ def main(argv: list[str]) -> None:
     if not flags.FLAGS["verbosity"].present:  # keep the progress bar readable
         logging.set_verbosity(logging.WARNING)
     try:
+        multiprocess.start(
+            num_processes=flags.FLAGS.num_processes,
+            process_id=flags.FLAGS.process_id,
+            coordinator_address=flags.FLAGS.coordinator_address,
+            auto=flags.FLAGS.distributed,
+        )
+    except ValueError as error:
+        _fail(error)
+    try:
         config = _CONFIG.value
         config.to_dict()  # a file that failed to load raises here, on first use
     except (OSError, ValueError) as error:
@@ -60,7 +81,10 @@ def main(argv: list[str]) -> None:
     from alphazero_jax.training import train
     from alphazero_jax.training.config_schema import ConfigError
 
-    print(f"JAX {jax.__version__}: {jax.device_count()} x {jax.devices()[0].device_kind}")
+    print(
+        f"JAX {jax.__version__}: {jax.device_count()} x {jax.devices()[0].device_kind}"
+        + (f" over {jax.process_count()} processes" if jax.process_count() > 1 else "")
+    )
     try:
         train.train_and_evaluate(config, _WORKDIR.value)
     except ConfigError as error:

@@ -209,3 +209,49 @@ def test_flops_per_evaluation__agrees_with_xla_cost_analysis_on_cpu():
     counted = networks.flops_per_evaluation(game, **settings, padded=False)
     # XLA also counts the normalisations, activations and additions: a few percent more.
     assert counted <= analysis["flops"] / 16 <= 1.05 * counted
+
+
+# Take the win, block the loss (as in test_search): the same moves in float32 and bfloat16.
+_BF16_ANSWERS = [
+    ("connect_four", "112233", 3),
+    ("connect_four", "17273", 3),
+    ("tic_tac_toe", "a1 a2 b1 b2", 8),
+    ("tic_tac_toe", "a1 b2 b1", 8),
+]
+
+
+@pytest.mark.parametrize(("name", "moves", "answer"), _BF16_ANSWERS)
+def test_inference_apply_fn__bfloat16_search_keeps_the_known_answers(name, moves, answer):
+    from alphazero_jax import search
+
+    game = games.make(name)
+    settings = {"channels": 8, "blocks": 1}
+    apply_fn, variables = networks.make_network(game, key=jax.random.key(7), **settings)
+    low = networks.make_inference_apply_fn(game, compute_dtype="bfloat16", **settings)
+    states = games.replay_batch(game, [game.actions_from_text(moves)] * 4)
+    chosen = {}
+    for label, fn in (("float32", apply_fn), ("bfloat16", low)):
+        search_fn = jax.jit(search.make_search(game, fn, policy="puct", num_simulations=64))
+        moves_by_seed = []
+        for seed in range(3):
+            output = search_fn(variables, jax.random.key(seed), states)
+            greedy = jnp.zeros(4, bool)
+            moves_by_seed.append(
+                np.asarray(
+                    search.choose_action(output, jax.random.key(seed), policy="puct", sample=greedy)
+                )
+            )
+        chosen[label] = np.stack(moves_by_seed)
+    assert (chosen["float32"] == answer).all() and (chosen["bfloat16"] == answer).all(), chosen
+    # the outputs are float32 again and close to float32's
+    observations = jax.vmap(game.observe)(states)
+    exact, _ = apply_fn(variables, observations)
+    rounded, _ = low(variables, observations)
+    assert rounded.logits.dtype == jnp.float32 and rounded.value.dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(rounded.logits), np.asarray(exact.logits), atol=0.05)
+    np.testing.assert_allclose(np.asarray(rounded.value), np.asarray(exact.value), atol=0.05)
+
+
+def test_inference_apply_fn__rejects_an_unknown_dtype():
+    with pytest.raises(ValueError, match="compute_dtype must be one of"):
+        networks.make_inference_apply_fn(games.make("tic_tac_toe"), compute_dtype="float16")

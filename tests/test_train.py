@@ -101,6 +101,33 @@ def test_train__iteration_compiles_once():
     assert np.isfinite(float(metrics["loss"]))
 
 
+def test_train__the_two_halves_compute_the_fused_iteration():
+    components = train.build(_smoke())
+    fused, _ = components.iteration_fn(components.initial_state)
+    halves, _ = components.selfplay_fn(train.build(_smoke()).initial_state)
+    halves, metrics = components.learn_fn(halves)
+    _assert_same_tree(fused, halves)
+    assert np.isfinite(float(metrics["loss"]))
+
+
+def test_train__every_record_says_where_its_time_went(tmp_path):
+    config = _smoke(num_iterations=2, **{"evaluation.every": 1, "evaluation.games": 2})
+    config.evaluation.opponents = ("random",)
+    config.checkpoint_every_minutes = 1e-6  # a checkpoint after every iteration
+    train.train_and_evaluate(config, str(tmp_path))
+    records = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    for record in records:
+        assert all(record[f"time/{name}"] >= 0.0 for name in train.TIME_KEYS), record
+        assert record["time/selfplay"] > 0 and record["time/learner"] > 0
+    # Record 1 is written before the first save and the evaluation at iteration 1, so
+    # record 2 holds their time; the evaluation at iteration 2 comes after the last record.
+    assert records[0]["time/checkpoint"] == 0.0 < records[1]["time/checkpoint"]
+    assert records[1]["time/evaluation"] > 0.0
+    manager = runs.make_manager(str(tmp_path / "checkpoints"), max_to_keep=3)
+    history = runs.restore_metadata(manager)["evaluation"]["history"]
+    assert [r["iteration"] for r in history] == [1, 2]  # step 2 saved again after it
+
+
 def test_train__resumed_run_matches_uninterrupted_run(tmp_path):
     straight = train.train_and_evaluate(_smoke(num_iterations=4), str(tmp_path / "a"))
     train.train_and_evaluate(_smoke(num_iterations=2), str(tmp_path / "b"))
@@ -197,3 +224,20 @@ def test_train_entry_point__evaluation_every_0_alone_turns_evaluation_off(tmp_pa
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert (workdir / "checkpoints" / "1").is_dir() and not (workdir / "elo.json").exists()
+
+
+@pytest.mark.parametrize("module", [connect_four, othello, tic_tac_toe], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("preset", ["default", "cpu", "smoke"])
+def test_configs__every_preset_is_valid(module, preset):
+    from alphazero_jax.training.config_schema import complete_config, validate_config
+
+    config = complete_config(module.get_config(preset))
+    validate_config(config, num_devices=8 if preset == "default" else 1)  # a TPU v2-8 host
+    assert config.selfplay.inference_dtype == "float32"  # bfloat16 is opt-in
+
+
+def test_train__bfloat16_self_play_trains(tmp_path):
+    state = train.train_and_evaluate(
+        _smoke(num_iterations=1, **{"selfplay.inference_dtype": "bfloat16"}), str(tmp_path)
+    )
+    assert int(state.iteration) == 1 and int(state.num_positions) > 0

@@ -1,8 +1,11 @@
-"""PNG plots: a ladder of ratings, training's Elo curve by iteration and by wall time, and
-mistake rates against perfect play by iteration, and TD-MCTS's win rate and table size by
-training episode.
+"""PNG plots: a ladder of ratings, training's Elo curve by iteration and by wall time,
+mistake rates against perfect play (by iteration, or of several agents), training's
+losses, speed and where its time went, and TD-MCTS's win rate and table size by training
+episode.
 
-Drawn with matplotlib's Agg canvas (no display, no pyplot state) and written atomically.
+Drawn with matplotlib's Agg canvas (no display, no pyplot state) and written atomically;
+every function also returns its ``Figure`` (a notebook shows it inline), and with
+``path=None`` writes nothing.
 Error bars and bands are 95%: ±1.96 standard errors, or Wilson intervals for rates.
 """
 
@@ -22,21 +25,25 @@ Z95 = 1.96
 _HISTORY_KEYS = ("iteration", "seconds", "elo", "elo_stderr")
 
 
-def _save(figure: Figure, path: str) -> None:
-    """Writes ``figure`` as a PNG at ``path`` via ``path.tmp`` (never a half-written file)."""
+def _save(figure: Figure, path: str | None) -> Figure:
+    """Writes ``figure`` as a PNG at ``path`` via ``path.tmp`` (never a half-written file),
+    unless ``path`` is None; returns it."""
+    FigureCanvasAgg(figure)
+    if path is None:
+        return figure
     if os.path.dirname(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
-    FigureCanvasAgg(figure)
     figure.savefig(path + ".tmp", format="png", dpi=120, bbox_inches="tight")
     os.replace(path + ".tmp", path)
+    return figure
 
 
-def plot_ladder(ladder: elo.Ladder, path: str, *, title: str = "") -> None:
+def plot_ladder(ladder: elo.Ladder, path: str | None, *, title: str = "") -> Figure:
     """Horizontal bars of each agent's rating with 95% error bars, best at the top.
 
     Args:
       ladder: ``elo.fit_ladder``'s ratings (best first).
-      path: the PNG to write.
+      path: the PNG to write (None: none).
       title: the figure's title.
     """
     ratings = ladder.ratings
@@ -64,17 +71,17 @@ def plot_ladder(ladder: elo.Ladder, path: str, *, title: str = "") -> None:
     ax.set_xlabel(f"Elo ({anchors[0]} = 0)" if len(anchors) == 1 else "Elo")
     ax.set_title(f"{title or 'Elo ladder'} (±1.96 stderr)")
     ax.grid(axis="x", alpha=0.3)
-    _save(figure, path)
+    return _save(figure, path)
 
 
-def plot_elo_history(records: Sequence[Mapping], path: str, *, title: str = "") -> None:
+def plot_elo_history(records: Sequence[Mapping], path: str | None, *, title: str = "") -> Figure:
     """Training's Elo against iteration and against wall time, each with a 95% band.
 
     Args:
       records: dicts with ``iteration``, ``seconds`` (training time so far), ``elo`` and
         ``elo_stderr``; optionally ``opponents``, ``{name: fixed rating}`` of baselines,
         drawn as labelled dashed lines (the latest record's value per name wins).
-      path: the PNG to write.
+      path: the PNG to write (None: none).
       title: the figure's title.
     """
     if not records:
@@ -127,17 +134,17 @@ def plot_elo_history(records: Sequence[Mapping], path: str, *, title: str = "") 
         ax.set_ylabel("Elo (random = 0)")
         ax.grid(alpha=0.3)
     figure.suptitle(f"{title or 'Elo during training'} (band: ±1.96 stderr)")
-    _save(figure, path)
+    return _save(figure, path)
 
 
-def plot_mistake_rates(records: Sequence[Mapping], path: str, *, title: str = "") -> None:
+def plot_mistake_rates(records: Sequence[Mapping], path: str | None, *, title: str = "") -> Figure:
     """Mistake rate against perfect play by iteration, one line per Pons set, with the
     95% (Wilson) interval as a band; and the value accuracy when the records have it.
 
     Args:
       records: dicts with ``iteration`` and ``perfect_play``, ``{set name: dict}`` as
         ``perfect_play.SetResult.as_dict`` makes them; records without it are skipped.
-      path: the PNG to write.
+      path: the PNG to write (None: none).
       title: the figure's title.
     """
     records = sorted(
@@ -179,16 +186,91 @@ def plot_mistake_rates(records: Sequence[Mapping], path: str, *, title: str = ""
         axes.grid(alpha=0.3)
         axes.legend(fontsize=8)
     figure.suptitle(f"{title or 'Against perfect play'} (band: 95% interval)")
-    _save(figure, path)
+    return _save(figure, path)
 
 
-def plot_tdmcts_history(records: Sequence[Mapping], path: str, *, title: str = "") -> None:
+def plot_agents_mistake_rates(
+    rows: Mapping[str, Sequence], path: str | None, *, title: str = ""
+) -> Figure:
+    """Bars of each agent's mistake rate on each Pons set, with 95% (Wilson) intervals.
+
+    Args:
+      rows: ``{agent name: [perfect_play.SetResult, ...]}``, the same sets for every agent.
+      path: the PNG to write (None: none).
+      title: the figure's title.
+    """
+    if not rows:
+        raise ValueError("plot_agents_mistake_rates: rows is empty; expected {agent: results}.")
+    names = list(rows)
+    sets = [result.title for result in rows[names[0]]]
+    width = 0.8 / len(names)
+    figure = Figure(figsize=(max(6, 1.6 * len(sets)), 4.2))
+    ax = figure.add_subplot()
+    x = np.arange(len(sets))
+    for index, name in enumerate(names):
+        rates = np.array([100 * r.mistake_rate for r in rows[name]])
+        low, high = (np.array([100 * r.interval()[i] for r in rows[name]]) for i in (0, 1))
+        ax.bar(
+            x + (index - (len(names) - 1) / 2) * width,
+            rates,
+            width,
+            yerr=(rates - low, high - rates),
+            capsize=3,
+            label=name,
+        )
+    ax.set_xticks(x, sets, rotation=20)
+    ax.set_ylabel("mistake rate (%)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(f"{title or 'Mistakes against perfect play'} (95% interval)")
+    return _save(figure, path)
+
+
+TIME_PARTS = ("selfplay", "learner", "evaluation", "checkpoint")
+
+
+def plot_training(records: Sequence[Mapping], path: str | None, *, title: str = "") -> Figure:
+    """Training's losses, positions per second and where its time went, by iteration.
+
+    Args:
+      records: ``metrics.jsonl``'s records: ``iteration``, ``loss``, ``value_loss``,
+        ``policy_loss``, ``positions_per_s`` and (since the time breakdown) ``time/<part>``.
+      path: the PNG to write (None: none).
+      title: the figure's title.
+    """
+    if not records:
+        raise ValueError("plot_training: records is empty; expected metrics.jsonl's records.")
+    x = np.array([r["iteration"] for r in records], dtype=float)
+    figure = Figure(figsize=(15, 4.2))
+    losses, speed, times = (figure.add_subplot(1, 3, k) for k in (1, 2, 3))
+    for name in ("loss", "value_loss", "policy_loss"):
+        losses.plot(x, [r.get(name, np.nan) for r in records], label=name)
+    losses.set_ylabel("loss")
+    losses.legend(fontsize=8)
+    speed.plot(x, [r.get("positions_per_s", np.nan) for r in records], color="tab:green")
+    speed.set_ylabel("self-play positions / s")
+    bottom = np.zeros(len(records))
+    for part in TIME_PARTS:
+        seconds = np.array([r.get(f"time/{part}", 0.0) for r in records])
+        times.bar(x, seconds, bottom=bottom, label=part, width=0.9)
+        bottom += seconds
+    times.set_ylabel("seconds per record")
+    times.legend(fontsize=8)
+    for axes in (losses, speed, times):
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_xlabel("iteration")
+        axes.grid(alpha=0.3)
+    figure.suptitle(title or "Training")
+    return _save(figure, path)
+
+
+def plot_tdmcts_history(records: Sequence[Mapping], path: str | None, *, title: str = "") -> Figure:
     """Seed 004's two plots of a TD-MCTS run: the tournament win rate (and score, a draw
     counting half) against training episodes, and the positions in the table.
 
     Args:
       records: dicts with ``episodes``, ``win_rate``, ``score`` and ``positions``.
-      path: the PNG to write.
+      path: the PNG to write (None: none).
       title: the figure's title.
     """
     keys = ("episodes", "win_rate", "score", "positions")
@@ -218,4 +300,4 @@ def plot_tdmcts_history(records: Sequence[Mapping], path: str, *, title: str = "
     ax.set_ylabel("positions in the table")
     ax.grid(alpha=0.3)
     figure.suptitle(title or "TD-MCTS training")
-    _save(figure, path)
+    return _save(figure, path)

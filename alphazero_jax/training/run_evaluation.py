@@ -204,6 +204,16 @@ class RunEvaluation:
         return f"{game.name} {dict(game.settings)}: Elo ({self._evaluator.anchor} = 0)"
 
 
+def read_history(workdir: str) -> list[dict]:
+    """The evaluation records of a run's ``elo.json`` (iteration, seconds, Elo, scores and
+    mistake rates), oldest first; [] when it has none."""
+    path = os.path.join(workdir, ELO_FILE)
+    if not os.path.exists(path):
+        return []
+    with open(path) as file:
+        return json.load(file).get("history", [])
+
+
 class _Stopped(Exception):
     """Raised between two matches of an evaluation that was asked to stop."""
 

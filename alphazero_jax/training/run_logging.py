@@ -16,20 +16,43 @@ METRICS_FILE = "metrics.jsonl"
 TENSORBOARD_DIR = "tensorboard"
 
 
+def read_metrics(workdir: str) -> list[dict]:
+    """The records of a run's ``metrics.jsonl``, oldest first ([] before the first)."""
+    path = os.path.join(workdir, METRICS_FILE)
+    if not os.path.exists(path):
+        return []
+    with open(path) as file:
+        return [json.loads(line) for line in file if line.strip()]
+
+
 class RunLogger:
     """Writes one record per log interval to ``metrics.jsonl``, TensorBoard and stderr.
 
     On resume, ``history`` (the records kept in the checkpoint) replaces the JSON-lines
     file, so that records written after the last checkpoint by an interrupted run vanish,
     and TensorBoard hides its events from that iteration on.
+
+    In a multi-process run only process 0 (``primary``) writes files; the others print
+    their progress lines, prefixed with their process index, so that they can be compared.
     """
 
-    def __init__(self, workdir: str, *, total_iterations: int, history: list[dict]):
-        self._path = os.path.join(workdir, METRICS_FILE)
-        with open(self._path, "w") as file:
-            file.writelines(json.dumps(record) + "\n" for record in history)
-        start = int(history[-1]["iteration"]) + 1 if history else 0
-        self._writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR), purge_step=start)
+    def __init__(
+        self,
+        workdir: str,
+        *,
+        total_iterations: int,
+        history: list[dict],
+        primary: bool = True,
+        process_index: int = 0,
+    ):
+        self._path = os.path.join(workdir, METRICS_FILE) if primary else None
+        self._writer = None
+        if primary:
+            with open(self._path, "w") as file:
+                file.writelines(json.dumps(record) + "\n" for record in history)
+            start = int(history[-1]["iteration"]) + 1 if history else 0
+            self._writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR), purge_step=start)
+        self._prefix = "" if primary else f"process {process_index}: "
         self._total = total_iterations
         self._started = time.monotonic()
         self._first_iteration: int | None = None
@@ -38,18 +61,21 @@ class RunLogger:
     def write(self, record: dict) -> None:
         """Logs ``record``, which holds ``iteration`` and float metrics."""
         iteration = int(record["iteration"])
-        with open(self._path, "a") as file:
-            file.write(json.dumps(record) + "\n")
-        for name, value in record.items():
-            if name != "iteration" and isinstance(value, int | float):
-                self._writer.add_scalar(name, value, iteration)
-        self._writer.flush()
+        if self._writer is not None:
+            with open(self._path, "a") as file:
+                file.write(json.dumps(record) + "\n")
+            for name, value in record.items():
+                if name != "iteration" and isinstance(value, int | float):
+                    self._writer.add_scalar(name, value, iteration)
+            self._writer.flush()
         self._progress(iteration, record)
 
     def write_evaluation(self, record: dict) -> None:
         """Logs an evaluation record (``run_evaluation.RunEvaluation.evaluate``) to
         TensorBoard and the console."""
         iteration = int(record["iteration"])
+        if self._writer is None:
+            return
         for name, value in _evaluation_scalars(record).items():
             self._writer.add_scalar(name, value, iteration)
         self._writer.flush()
@@ -75,7 +101,7 @@ class RunLogger:
             eta = _duration((self._total - iteration) / rate) if rate > 0 else "?"
         done = iteration / max(self._total, 1)
         bar = "#" * int(20 * done) + "-" * (20 - int(20 * done))
-        line = (
+        line = self._prefix + (
             f"[{bar}] {iteration}/{self._total} "
             f"{record.get('positions_per_s', 0.0):,.0f} pos/s "
             f"loss {record.get('loss', float('nan')):.3f} "
@@ -86,7 +112,8 @@ class RunLogger:
         sys.stderr.flush()
 
     def close(self) -> None:
-        self._writer.close()
+        if self._writer is not None:
+            self._writer.close()
         if self._tty:
             sys.stderr.write("\n")
 

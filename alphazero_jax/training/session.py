@@ -59,11 +59,19 @@ class Session:
         """Training time so far, over every session of the run."""
         return self._seconds + time.monotonic() - self._started
 
-    def step(self) -> dict:
-        self.state, metrics = self._components.iteration_fn(self.state, self._play_variables)
+    def step(self) -> tuple[dict, dict[str, float]]:
+        """One iteration: its metrics (device arrays, not fetched) and its seconds of
+        self-play and of the learner (each half waited for once: no sync per move)."""
+        started = time.monotonic()
+        self.state, metrics = self._components.selfplay_fn(self.state, self._play_variables)
+        jax.block_until_ready(self.state)
+        played = time.monotonic()
+        self.state, learn_metrics = self._components.learn_fn(self.state)
+        jax.block_until_ready(self.state)
         self.iteration += 1
         self.saved = False
-        return metrics
+        seconds = {"selfplay": played - started, "learner": time.monotonic() - played}
+        return dict(learn_metrics, **metrics), seconds
 
     def evaluation_pending(self) -> bool:
         return self.evaluation is not None and self.evaluation.pending(self.iteration)

@@ -1,9 +1,16 @@
 """``train_and_evaluate(config, workdir)``: the only loop over iterations.
 
-One iteration, compiled once as a single XLA program: self-play a batch of games (the batch
-split over all local devices), add the positions to the replay memory, then K optimiser
+One iteration is two XLA programs, each compiled once: self-play a batch of games (the batch
+split over all devices) and add the positions to the replay memory; then K optimiser
 updates on batches sampled from it. The loop around it logs, checkpoints every few
 minutes, on Ctrl-C and at the end, and resumes exactly from the newest checkpoint.
+
+Where the time goes: the session waits for each of the two programs to finish
+(``block_until_ready``, once per program and iteration, never per move) and the loop
+logs the seconds of self-play, learner, evaluation and checkpointing of every log interval
+as ``time/*``. The wait costs the host's dispatch of the next program (~0.1 ms) per
+iteration, against iterations of seconds; the fused program (``iteration_fn``, the same
+computation in one call) remains for callers that want no wait at all.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 from flax import struct
+from jax.experimental import multihost_utils
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
@@ -45,12 +53,18 @@ class Components(NamedTuple):
     apply_fn: Any
     initial_state: TrainingState
     iteration_fn: Any  # jitted (TrainingState, play_variables | None) -> (state, metrics)
+    selfplay_fn: Any  # jitted, iteration_fn's first half: self-play and replay insertion
+    learn_fn: Any  # jitted (TrainingState) -> (state, metrics): its second half, K updates
     evaluator: evaluator.Evaluator | None  # None when evaluation and gating are off
 
 
 def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
     """Self-play with the batch split over the mesh: each device plays its share."""
     num_devices = mesh.devices.size
+    if config.selfplay.inference_dtype != "float32":
+        apply_fn = networks.make_inference_apply_fn(
+            game, compute_dtype=config.selfplay.inference_dtype, **config.network
+        )
     search_fn = search.make_search(game, apply_fn, **config.search)
     play = selfplay.make_selfplay(
         game,
@@ -88,27 +102,41 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
         learner_state, metrics = jax.lax.scan(one_update, learner_state, keys)
         return learner_state, jax.tree.map(jnp.mean, metrics)
 
-    def iteration(state: TrainingState, play_variables: dict | None = None):
-        """One iteration; self-play uses ``play_variables`` (gating's best network) or, when
-        None, the network being trained."""
-        key, play_key, learn_key = jax.random.split(jax.random.wrap_key_data(state.key), 3)
+    def play_half(state: TrainingState, play_variables: dict | None = None):
+        """Self-play with ``play_variables`` (gating's best network) or, when None, the
+        network being trained; its positions go into the replay memory. The key advances
+        in ``learn_half``, which splits it the same way."""
+        _, play_key, _ = jax.random.split(jax.random.wrap_key_data(state.key), 3)
         if play_variables is None:
             play_variables = state.learner.variables
         trajectory = play(play_variables, play_key)
-        buffer = replay.add_trajectory(state.replay, trajectory)
-        learner_state, metrics = learn(state.learner, buffer, learn_key)
         num_positions = trajectory.valid.sum().astype(jnp.int32)
-        metrics.update(_selfplay_metrics(trajectory), positions=num_positions)
-        new_state = TrainingState(
-            learner=learner_state,
-            replay=buffer,
-            key=jax.random.key_data(key),
-            iteration=state.iteration + 1,
+        metrics = dict(_selfplay_metrics(trajectory), positions=num_positions)
+        new_state = state.replace(
+            replay=replay.add_trajectory(state.replay, trajectory),
             num_positions=state.num_positions + num_positions,
         )
         return new_state, metrics
 
-    return jax.jit(iteration, donate_argnums=0)
+    def learn_half(state: TrainingState):
+        key, _, learn_key = jax.random.split(jax.random.wrap_key_data(state.key), 3)
+        learner_state, metrics = learn(state.learner, state.replay, learn_key)
+        new_state = state.replace(
+            learner=learner_state, key=jax.random.key_data(key), iteration=state.iteration + 1
+        )
+        return new_state, metrics
+
+    def iteration(state: TrainingState, play_variables: dict | None = None):
+        """One iteration: both halves in one program."""
+        state, play_metrics = play_half(state, play_variables)
+        state, metrics = learn_half(state)
+        return state, dict(metrics, **play_metrics)
+
+    return (
+        jax.jit(iteration, donate_argnums=0),
+        jax.jit(play_half, donate_argnums=0),
+        jax.jit(learn_half, donate_argnums=0),
+    )
 
 
 def _selfplay_metrics(trajectory) -> dict[str, Array]:
@@ -143,6 +171,12 @@ def build(config: ml_collections.ConfigDict) -> Components:
     devices = jax.devices()
     config = complete_config(config)
     validate_config(config, num_devices=len(devices))
+    if jax.process_count() > 1 and (config.evaluation.every or config.gating.rule != "none"):
+        raise ConfigError(
+            f"evaluation and gating run in one process, but this run has "
+            f"{jax.process_count()} processes: set config.evaluation.every=0 and "
+            "config.gating.rule='none', and evaluate its checkpoints with experiments.evaluate."
+        )
     game = games.make(config.game.name, **config.game.settings)
     mesh = Mesh(np.array(devices), (_BATCH_AXIS,))
     key = jax.random.key(config.seed)
@@ -162,8 +196,18 @@ def build(config: ml_collections.ConfigDict) -> Components:
         num_positions=jnp.int32(0),
     )
     state = jax.device_put(state, NamedSharding(mesh, P()))
-    iteration_fn = _make_iteration(config, game, apply_fn, schedule, optimizer, mesh)
-    return Components(game, apply_fn, state, iteration_fn, _make_evaluator(config, game, apply_fn))
+    iteration_fn, selfplay_fn, learn_fn = _make_iteration(
+        config, game, apply_fn, schedule, optimizer, mesh
+    )
+    return Components(
+        game=game,
+        apply_fn=apply_fn,
+        initial_state=state,
+        iteration_fn=iteration_fn,
+        selfplay_fn=selfplay_fn,
+        learn_fn=learn_fn,
+        evaluator=_make_evaluator(config, game, apply_fn),
+    )
 
 
 def _make_evaluator(config, game, apply_fn) -> evaluator.Evaluator | None:
@@ -199,25 +243,47 @@ def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
             )
 
 
+# Seconds of each log interval (summed over its iterations), logged as ``time/<name>``:
+# self-play with replay insertion, the learner's updates, evaluation (Elo, mistake rates,
+# gating) before the interval's iterations, and checkpoints saved since the previous record.
+TIME_KEYS = ("selfplay", "learner", "evaluation", "checkpoint")
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> TrainingState:
     """Trains (or resumes training) until ``config.num_iterations``; returns the state.
 
     ``workdir`` receives ``config.json``, ``checkpoints/``, ``metrics.jsonl`` and
-    ``tensorboard/``, and with evaluation on ``elo.json`` and ``elo.png``. If it already
-    holds checkpoints of the same game and network, the run continues from the newest one,
-    exactly as if it had never stopped. Ctrl-C (SIGINT or SIGTERM), or
+    ``tensorboard/``, and with evaluation on ``elo.json`` and ``elo.png``. Each record of
+    ``metrics.jsonl`` (and TensorBoard) also says where its interval's time went:
+    ``time/selfplay``, ``time/learner``, ``time/evaluation`` and ``time/checkpoint``. If
+    ``workdir`` already holds checkpoints of the same game and network, the run continues
+    from the newest one, exactly as if it had never stopped. Ctrl-C (SIGINT or SIGTERM), or
     ``config.time_limit_minutes`` of this call, saves a checkpoint and stops, within a
     match of an evaluation (an evaluation stopped that way runs again on resume).
+
+    Launched as several processes (``jax.distributed.initialize`` called first), every
+    process runs this with the same arguments and a shared ``workdir``: the mesh spans all
+    processes' devices, each plays its devices' share of the games, orbax writes each
+    checkpoint once, process 0 writes the files, and the processes agree once per
+    iteration on stopping and saving (any process's Ctrl-C or time limit stops all).
     """
     config = complete_config(config)
     components = build(config)
+    primary = jax.process_index() == 0
     os.makedirs(workdir, exist_ok=True)
     _check_workdir(workdir, config)
     manager = runs.checkpoint_manager(workdir, max_to_keep=config.max_to_keep)
     run = session.Session(components, config, workdir, manager)
-    runs.write_config(workdir, config)
-    logger = RunLogger(workdir, total_iterations=config.num_iterations, history=run.history)
-    sums, count, log_started = None, 0, time.monotonic()
+    if primary:
+        runs.write_config(workdir, config)
+    logger = RunLogger(
+        workdir,
+        total_iterations=config.num_iterations,
+        history=run.history,
+        primary=primary,
+        process_index=jax.process_index(),
+    )
+    sums, count, log_started, seconds = None, 0, time.monotonic(), dict.fromkeys(TIME_KEYS, 0.0)
     started = last_save = time.monotonic()
     limit = config.time_limit_minutes * 60 or float("inf")
     try:
@@ -226,33 +292,55 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
             def stopping() -> bool:
                 return stop.requested or time.monotonic() - started >= limit
 
-            while not stopping():
+            while True:
+                save_due = (time.monotonic() - last_save) / 60 >= config.checkpoint_every_minutes
+                stop_now, save_now = _agree(stopping(), save_due)
+                if save_now and not run.saved:
+                    save_started = time.monotonic()
+                    run.save()
+                    seconds["checkpoint"] += time.monotonic() - save_started
+                    last_save = time.monotonic()
+                if stop_now:
+                    break
                 if run.evaluation_pending():
                     evaluation_started = time.monotonic()
                     record = run.evaluate(stopping)
                     if record is None:  # stopped between two matches; pending on resume
                         break
                     logger.write_evaluation(record)
-                    log_started += time.monotonic() - evaluation_started  # not in pos/s
+                    elapsed = time.monotonic() - evaluation_started
+                    seconds["evaluation"] += elapsed
+                    log_started += elapsed  # not in pos/s
                 if run.iteration >= config.num_iterations:
                     break
-                metrics = run.step()
+                metrics, step_seconds = run.step()
                 sums = metrics if sums is None else jax.tree.map(jnp.add, sums, metrics)
                 count += 1
+                for name, value in step_seconds.items():
+                    seconds[name] += value
                 if run.iteration % config.log_every == 0 or run.iteration == config.num_iterations:
                     record = _record(run.iteration, jax.device_get(sums), count, log_started)
+                    record.update((f"time/{name}", value) for name, value in seconds.items())
                     run.history.append(record)
                     logger.write(record)
                     sums, count, log_started = None, 0, time.monotonic()
-                if (time.monotonic() - last_save) / 60 >= config.checkpoint_every_minutes:
-                    run.save()
-                    last_save = time.monotonic()
+                    seconds = dict.fromkeys(TIME_KEYS, 0.0)
             if not run.saved:
                 run.save()
     finally:
         logger.close()
         manager.close()
     return run.state
+
+
+def _agree(*decisions: bool) -> tuple[bool, ...]:
+    """The host-side decisions of the loop, each True if any process's is: processes of a
+    multi-process run stop and save at the same iteration (one tiny collective per
+    iteration; nothing with one process)."""
+    if jax.process_count() == 1:
+        return decisions
+    gathered = multihost_utils.process_allgather(np.array(decisions, np.int32))
+    return tuple(bool(value) for value in np.asarray(gathered).reshape(-1, len(decisions)).max(0))
 
 
 def _record(iteration: int, sums: dict, count: int, started: float) -> dict:

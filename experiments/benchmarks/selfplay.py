@@ -11,7 +11,9 @@ way the batch is spread over devices, which is where the two pipelines differ:
 - "pgx sharded": pgx's Connect Four split over the devices the same way as ours.
 
 Each timed call plays a few moves of every game slot; positions/s counts searched
-positions and network evaluations/s = positions/s x (simulations + 1). The script also
+positions and network evaluations/s = positions/s x (simulations + 1); GFLOP/s is analytic,
+evaluations/s x the network's FLOPs per evaluation counted from its shapes (XLA's cost
+analysis misses cuDNN's convolutions on a GPU). The script also
 prints the network's FLOPs per evaluation (counted from its shapes), the machine's matmul peak
 (a large ``jnp.dot``, timed here) and the peak resident memory.
 """
@@ -127,7 +129,7 @@ def run(
     )
     print(
         f"{'policy':<7} {'batch':>5} {'side':<12} {'positions/s':>12} {'evals/s':>9} "
-        f"{'vs pgx':>7} {'% peak':>7}"
+        f"{'GFLOP/s':>8} {'vs pgx':>7} {'% peak':>7}"
     )
     rows = []
     for policy in policies:
@@ -164,13 +166,15 @@ def run(
                     side=side,
                     positions_per_s=positions,
                     evaluations_per_s=evaluations,
+                    flops_per_s=evaluations * flops,  # analytic: counted FLOPs x evals/s
                     ratio=ratio,
                     peak_fraction=evaluations * flops / peak,
                 )
                 rows.append(row)
                 print(
                     f"{policy:<7} {batch:>5} {side:<12} {positions:>12,.1f} "
-                    f"{evaluations:>9,.0f} {ratio:>6.2f}x {row['peak_fraction']:>6.1%}"
+                    f"{evaluations:>9,.0f} {evaluations * flops / 1e9:>8.1f} "
+                    f"{ratio:>6.2f}x {row['peak_fraction']:>6.1%}"
                 )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {rss:,.0f} MiB")

@@ -44,8 +44,10 @@ def base_config() -> ml_collections.ConfigDict:
     )
     # Moves per slot and iteration: games restart in their slot when they end, and the
     # last, unfinished game of each slot is dropped, so a few game lengths waste little.
+    # inference_dtype "bfloat16": self-play's network computes in bfloat16 (its weights
+    # stay float32; the learner is unchanged), for a GPU's or TPU's bfloat16 units.
     config.selfplay = ml_collections.ConfigDict(
-        {"batch_size": 64, "num_moves": 0, "num_sampling_moves": 10}
+        {"batch_size": 64, "num_moves": 0, "num_sampling_moves": 10, "inference_dtype": "float32"}
     )
     config.replay = ml_collections.ConfigDict({"capacity": 30_000, "augment": True})
     # Elo against baselines and earlier networks every `every` iterations (0: never), and

@@ -1,0 +1,20 @@
+"""The training benchmark runs on a smoke config and reports every mode (no timed
+assertions: its numbers are for people)."""
+
+import pytest
+
+from experiments.benchmarks import training
+from experiments.configs import tic_tac_toe
+
+
+def test_benchmark_training__reports_each_mode_with_rates(capsys):
+    rows = training.run(
+        config=tic_tac_toe.get_config("smoke"), inference_dtypes=("float32",), rounds=1
+    )
+    assert [row["mode"] for row in rows] == ["self-play", "loop", "fused"]
+    for row in rows:
+        assert row["positions_per_s"] > 0 and row["flops_per_s"] > 0
+        assert row["evaluations_per_s"] * row["seconds"] == pytest.approx(
+            4 * 9 * 5
+        )  # slots x moves x (simulations + 1)
+    assert "vs self-play" in capsys.readouterr().out

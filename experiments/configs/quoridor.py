@@ -28,16 +28,13 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
         config.num_iterations = 1000
         config.network.update(channels=128, blocks=8, value_hidden=128)
-        config.search.update(num_simulations=128, discount=0.99)
+        config.search.num_simulations = 128
         config.selfplay.update(batch_size=1024, num_moves=160, num_sampling_moves=20)
         config.replay.capacity = 1_000_000
         config.learner.update(batch_size=1024, updates_per_iteration=64)
         config.evaluation.update(every=25, games=128, opponents=(*OPPONENTS, "minimax:3"))
         return config
     config.game.settings = {"size": 5, "walls": 3, "distance_planes": 1}
-    # A discounted value (about 4% less per move to the end on 5x5, 2% on 9x9): a network
-    # sure of its win otherwise has no reason to hurry, and drifts into the move cap's draw.
-    config.search.discount = 0.98
     if preset == "smoke":
         config = base.smoke(config)
         config.selfplay.num_moves = 100  # the move cap: every slot finishes a game

@@ -91,48 +91,6 @@ def test_a_wall_that_seals_a_pawn_in_is_illegal():
     assert state.terminal and state.winner == 1
 
 
-def _may_enclose(state):
-    size = state.walls_h.shape[-1] + 1
-    flags = np.asarray(quoridor._may_enclose(size, state.walls_h, state.walls_v))
-    return {GAME.action_to_text(12 + int(i), state) for i in np.flatnonzero(flags)}
-
-
-def test_only_walls_touching_two_corners_need_the_path_check():
-    # On an empty board every wall meets the edge at one end at most: nothing to check.
-    assert _may_enclose(GAME.init(None)) == set()
-    # a2h lies under a2 and b2, from the left edge to the corner below b2|c2; its three
-    # corners are row-2|3 corners 0, 1, 2. From the top edge down to corner 1 or 2 run a1v
-    # (closing a1 a2) and b1v (closing a1 b1 a2 b2): two touches each. b2h shares corners 1
-    # and 2 (and a2h itself all three). Every other wall meets at most one touched corner.
-    state = quoridor.setup(GAME, pawns=("c5", "c1"), walls="a2h")
-    assert _may_enclose(state) == {"a1v", "b1v", "a2h", "b2h"}
-
-
-def test_pruned_path_checks_give_the_same_legal_walls(monkeypatch):
-    """Random positions with many walls: the legal moves are the same when every candidate
-    wall is flood-filled."""
-    game = games.make("quoridor", size=7, walls=6)
-    rng = np.random.default_rng(7)
-    positions = []
-    for _ in range(12):
-        state = game.init(None)
-        for _ in range(rng.integers(6, 30)):
-            legal = np.flatnonzero(np.asarray(state.legal))
-            walls = legal[legal >= 12]
-            pick = walls if len(walls) and rng.random() < 0.7 else legal
-            state = jax.jit(game.step)(state, int(rng.choice(pick)))
-            if state.terminal:
-                break
-        if not state.terminal:
-            positions.append(state)
-    pruned = [np.asarray(quoridor.legal_actions(s)) for s in positions]
-    every = lambda size, walls_h, walls_v: jnp.ones(2 * (size - 1) ** 2, bool)  # noqa: E731
-    monkeypatch.setattr(quoridor, "_may_enclose", every)
-    for state, legal in zip(positions, pruned):
-        np.testing.assert_array_equal(np.asarray(quoridor.legal_actions(state)), legal)
-    assert len(positions) >= 8 and sum(int(s.walls_left.sum()) < 6 for s in positions) >= 4
-
-
 def test_walls_may_neither_overlap_nor_cross():
     names = _names(quoridor.setup(GAME, pawns=("c5", "c1"), walls="c3h"))
     assert not {"c3h", "b3h", "d3h", "c3v"} & names

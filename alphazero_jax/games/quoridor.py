@@ -34,10 +34,8 @@ A position keeps walls as rows of bits (bit ``c`` of row ``r`` is groove ``(r, c
 the path check is a breadth-first flood fill over bit rows: a round spreads the reached
 set one square in the four directions through the open edges with a few shifts and masks.
 The fills for every groove and both players run at once, until each reaches its goal row
-or stops growing; a wall that touches the edge or other walls at fewer than two of its
-three corners cannot close a region, and its fills are skipped (``_may_enclose``). The
-mover's legal actions are computed once, by the move that makes the position, and kept in
-the state.
+or stops growing. The mover's legal actions are computed once, by the move that makes the
+position, and kept in the state.
 """
 
 from __future__ import annotations
@@ -148,15 +146,12 @@ def _any_bit(rows: Array) -> Array:
     return jnp.any(rows != 0, axis=-1)
 
 
-def _race(
-    start: Array, goal: Array, east: Array, south: Array, active: Array | bool = True
-) -> Array:
+def _race(start: Array, goal: Array, east: Array, south: Array) -> Array:
     """int32[...]: the fewest steps from the squares of ``start`` to any square of ``goal``
     (bit rows, broadcast together with the edges), ignoring pawns; ``_FAR`` when no path.
 
     A breadth-first flood fill; every fill stops when it reaches its goal or stops growing,
-    and the loop when all have stopped. Fills where ``active`` (bool[...]) is False are not
-    run at all and read 0.
+    and the loop when all have stopped.
     """
     shape = jnp.broadcast_shapes(start.shape, goal.shape, east.shape[:-1] + start.shape[-1:])
     start = jnp.broadcast_to(start, shape)
@@ -170,7 +165,7 @@ def _race(
         return wider, steps, live & ~hit & grew
 
     steps = jnp.zeros(shape[:-1], jnp.int32)
-    live = ~_any_bit(start & goal) & active
+    live = ~_any_bit(start & goal)
     _, steps, _ = jax.lax.while_loop(lambda c: jnp.any(c[2]), grow, (start, steps, live))
     return steps
 
@@ -274,40 +269,6 @@ def _pawn_moves(size: int, own: Array, other: Array, east: Array, south: Array) 
     return jnp.stack(legal)
 
 
-def _may_enclose(size: int, walls_h: Array, walls_v: Array) -> Array:
-    """bool[2 * grooves]: the candidate walls (horizontal, then vertical, by groove) that
-    could cut squares off from each other, and so need the path check.
-
-    Walls and the board's edge are segments between the corners of squares. A new wall
-    covers three corners; one that meets the edge or other walls at most at one of them
-    adds a dangling branch to that drawing and closes no curve, so every square reaches
-    every square it reached before. Only a wall touching at two or more corners may enclose
-    a region. (This is a sufficient test, not an exact one: the two corners may belong to
-    pieces that are not joined.)
-    """
-    full = (1 << (size + 1)) - 1
-    sides = np.full(size + 1, 1 | (1 << size), np.int32)
-    sides[0] = sides[size] = full
-    h_corners = walls_h | (walls_h << 1) | (walls_h << 2)  # corner row r + 1, columns c..c+2
-    v_corners = walls_v << 1  # corner column c + 1, rows r..r+2
-    zero = jnp.zeros(1, jnp.int32)
-    corners = (
-        jnp.asarray(sides)
-        | jnp.concatenate([zero, h_corners | v_corners, zero])
-        | jnp.concatenate([v_corners, zero, zero])
-        | jnp.concatenate([zero, zero, v_corners])
-    )  # int32[size + 1]: bit j of row i set = corner (i, j) touched
-
-    def two_of(a, b, c):
-        return ((a & b) | (a & c) | (b & c)) & ((1 << (size - 1)) - 1)
-
-    row = corners[1:size]
-    horizontal = two_of(row, row >> 1, row >> 2)
-    vertical = two_of(corners[: size - 1] >> 1, row >> 1, corners[2:] >> 1)
-    rows = jnp.concatenate([horizontal, vertical])
-    return _test(rows[:, None], jnp.arange(size - 1)).reshape(-1)
-
-
 def _free_grooves(size: int, walls_h: Array, walls_v: Array) -> Array:
     """bool[2 * grooves]: the candidate walls (horizontal, then vertical) that neither
     overlap nor cross a wall on the board."""
@@ -327,8 +288,7 @@ def _reach_goals(board: _Board, own: Array, other: Array, walls_h: Array, walls_
     size = board.size
     east, south = _open_edges(size, walls_h | board.add_h, walls_v | board.add_v)  # [K, ...]
     pawns = jnp.stack([_pawn_rows(size, own), _pawn_rows(size, other)])  # [2, size]
-    check = _may_enclose(size, walls_h, walls_v)[:, None]  # [K, 1]: the others cut nothing
-    steps = _race(pawns, board.goals, east[:, None], south[:, None], check)  # [K, 2]
+    steps = _race(pawns, board.goals, east[:, None], south[:, None])  # [K, 2]
     return steps < _FAR
 
 

@@ -7,10 +7,8 @@ OpenSpiel's C++ game: ``pyspiel.random_sim_test`` plays whole random games in C+
 ``games.py``: random legal moves, games restarting when they end.
 
 The path check's share: the same loop once more with one extra legal-move computation
-per move, as ``step`` makes one for the next mover; the difference over the plain loop's
-time is the check's cost. A third loop adds the flood fills of every groove and both pawns
-instead, without skipping the walls that cannot close a region (``_may_enclose``): the
-check's cost before that pruning.
+(flood fills for every groove and both pawns) per move, as ``step`` makes one for the
+next mover; the difference over the plain loop's time is the check's cost.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ import statistics
 import time
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from alphazero_jax import games
@@ -31,17 +28,6 @@ _MAX_SCAN_STEPS = 20_000
 
 def _legal_again(state):
     return quoridor.legal_actions(state).sum().astype(np.float32)
-
-
-def _every_fill(state):
-    """The fills of the unpruned path check: every groove, both pawns."""
-    size = state.walls_h.shape[-1] + 1
-    board = quoridor._Board(size, 0)
-    own, other, walls_h, walls_v, _, _ = quoridor._mover_view(size, state)
-    east, south = quoridor._open_edges(size, walls_h | board.add_h, walls_v | board.add_v)
-    pawns = jnp.stack([quoridor._pawn_rows(size, own), quoridor._pawn_rows(size, other)])
-    steps = quoridor._race(pawns, jnp.asarray(board.goals), east[:, None], south[:, None])
-    return (steps < quoridor._FAR).sum().astype(np.float32)
 
 
 def _openspiel_playouts(size: int, walls: int, seconds: float) -> tuple[float, float]:
@@ -81,7 +67,6 @@ def run(*, sizes: tuple[int, ...], batch_sizes: tuple[int, ...], rounds: int, mo
             loops = {
                 "step": _make_loop(*base, lambda s: np.float32(0), batch, num_steps),
                 "step+check": _make_loop(*base, _legal_again, batch, num_steps),
-                "step+every fill": _make_loop(*base, _every_fill, batch, num_steps),
             }
             for loop in loops.values():
                 _time(loop, 0)
@@ -90,9 +75,8 @@ def run(*, sizes: tuple[int, ...], batch_sizes: tuple[int, ...], rounds: int, mo
                 for side, loop in loops.items():
                     times[side].append(_time(loop, r + 1))
             plain = statistics.median(times["step"])
-            share, unpruned = (
-                statistics.median([(c - p) / p for p, c in zip(times["step"], times[extra])])
-                for extra in ("step+check", "step+every fill")
+            share = statistics.median(
+                [(c - p) / p for p, c in zip(times["step"], times["step+check"])]
             )
             rate = batch * num_steps / plain
             row = dict(
@@ -100,13 +84,11 @@ def run(*, sizes: tuple[int, ...], batch_sizes: tuple[int, ...], rounds: int, mo
                 batch=batch,
                 steps_per_s=rate,
                 path_check_share=share,
-                unpruned_check_share=unpruned,
                 vs_openspiel=rate / (playouts * plies),
             )
             rows.append(row)
             print(
                 f"  batch {batch:>5}: {rate:>12,.0f} steps/s ({row['vs_openspiel']:.1f}x "
-                f"OpenSpiel's C++ steps/s), path check {share:.0%} of a step "
-                f"(every fill: {unpruned:.0%})"
+                f"OpenSpiel's C++ steps/s), path check {share:.0%} of a step"
             )
     return rows

@@ -3,7 +3,6 @@ insert, lookup, duplicate and collision behaviour, a sign check on a position wi
 right move, tournament mode never writing, the agent spec, exact resume of training, and
 a trained table beating its untrained self at Tic-Tac-Toe."""
 
-import json
 import os
 
 import jax
@@ -14,6 +13,7 @@ import pytest
 from alphazero_jax import agents, games
 from alphazero_jax.agents import td_table, tdmcts
 from alphazero_jax.evaluation import arena
+from alphazero_jax.training import run_logging
 from alphazero_jax.training import tdmcts as training
 
 TTT = games.make("tic_tac_toe")
@@ -181,8 +181,7 @@ def _config(**overrides):
 
 
 def _history(workdir):
-    with open(os.path.join(workdir, training.METRICS_FILE)) as file:
-        records = [json.loads(line) for line in file]
+    records = run_logging.read_metrics(workdir)
     return [{k: v for k, v in r.items() if k != "seconds"} for r in records]
 
 

@@ -91,14 +91,19 @@ def test_train__batches_must_divide_over_devices():
 
 
 def test_train__iteration_compiles_once():
+    """The two programs the training loop runs, and the fused one, each trace once."""
     components = train.build(_smoke())
     state = components.initial_state
     for _ in range(3):
-        state, metrics = components.iteration_fn(state)
+        state, _ = components.selfplay_fn(state)
+        state, metrics = components.learn_fn(state)
     jax.block_until_ready(state)
-    assert components.iteration_fn._cache_size() == 1
+    assert components.selfplay_fn._cache_size() == 1 == components.learn_fn._cache_size()
     assert int(state.iteration) == 3 and int(state.num_positions) >= 3 * 4 * 5
     assert np.isfinite(float(metrics["loss"]))
+    for _ in range(2):
+        state, metrics = components.iteration_fn(state)
+    assert components.iteration_fn._cache_size() == 1 and int(state.iteration) == 5
 
 
 def test_train__the_two_halves_compute_the_fused_iteration():

@@ -25,12 +25,55 @@ def read_metrics(workdir: str) -> list[dict]:
         return [json.loads(line) for line in file if line.strip()]
 
 
-class RunLogger:
-    """Writes one record per log interval to ``metrics.jsonl``, TensorBoard and stderr.
+class MetricsLog:
+    """A run's ``metrics.jsonl`` and TensorBoard events, one record per step.
 
     On resume, ``history`` (the records kept in the checkpoint) replaces the JSON-lines
     file, so that records written after the last checkpoint by an interrupted run vanish,
-    and TensorBoard hides its events from that iteration on.
+    and TensorBoard hides its events from the step after the last kept record on.
+
+    Args:
+      workdir: the run directory.
+      history: the records so far (each holds ``step_key``).
+      step_key: the record's key that is TensorBoard's step (``iteration``, ``episodes``).
+      prefix: put before every TensorBoard scalar's name.
+    """
+
+    def __init__(
+        self, workdir: str, history: list[dict], *, step_key: str = "iteration", prefix: str = ""
+    ):
+        self._path = os.path.join(workdir, METRICS_FILE)
+        self._step_key, self._prefix = step_key, prefix
+        with open(self._path, "w") as file:
+            file.writelines(json.dumps(record) + "\n" for record in history)
+        start = int(history[-1][step_key]) + 1 if history else 0
+        self.writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR), purge_step=start)
+
+    def append(self, record: dict) -> None:
+        """Appends ``record`` to the file and its numbers to TensorBoard."""
+        with open(self._path, "a") as file:
+            file.write(json.dumps(record) + "\n")
+        self.add_scalars(
+            {
+                name: value
+                for name, value in record.items()
+                if name != self._step_key and isinstance(value, int | float)
+            },
+            int(record[self._step_key]),
+        )
+
+    def add_scalars(self, values: dict[str, float], step: int) -> None:
+        for name, value in values.items():
+            self.writer.add_scalar(self._prefix + name, value, step)
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class RunLogger:
+    """Writes one record per log interval to ``metrics.jsonl``, TensorBoard (``MetricsLog``)
+    and stderr.
 
     In a multi-process run only process 0 (``primary``) writes files; the others print
     their progress lines, prefixed with their process index, so that they can be compared.
@@ -45,13 +88,7 @@ class RunLogger:
         primary: bool = True,
         process_index: int = 0,
     ):
-        self._path = os.path.join(workdir, METRICS_FILE) if primary else None
-        self._writer = None
-        if primary:
-            with open(self._path, "w") as file:
-                file.writelines(json.dumps(record) + "\n" for record in history)
-            start = int(history[-1]["iteration"]) + 1 if history else 0
-            self._writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR), purge_step=start)
+        self._log = MetricsLog(workdir, history) if primary else None
         self._prefix = "" if primary else f"process {process_index}: "
         self._total = total_iterations
         self._started = time.monotonic()
@@ -61,24 +98,17 @@ class RunLogger:
     def write(self, record: dict) -> None:
         """Logs ``record``, which holds ``iteration`` and float metrics."""
         iteration = int(record["iteration"])
-        if self._writer is not None:
-            with open(self._path, "a") as file:
-                file.write(json.dumps(record) + "\n")
-            for name, value in record.items():
-                if name != "iteration" and isinstance(value, int | float):
-                    self._writer.add_scalar(name, value, iteration)
-            self._writer.flush()
+        if self._log is not None:
+            self._log.append(record)
         self._progress(iteration, record)
 
     def write_evaluation(self, record: dict) -> None:
         """Logs an evaluation record (``run_evaluation.RunEvaluation.evaluate``) to
         TensorBoard and the console."""
         iteration = int(record["iteration"])
-        if self._writer is None:
+        if self._log is None:
             return
-        for name, value in _evaluation_scalars(record).items():
-            self._writer.add_scalar(name, value, iteration)
-        self._writer.flush()
+        self._log.add_scalars(_evaluation_scalars(record), iteration)
         scores = ", ".join(f"{name} {s:.0%}" for name, s in record["scores"].items())
         line = f"Elo {record['elo']:.0f} ± {record['elo_stderr']:.0f} at {iteration} ({scores})"
         for judged in record.get("perfect_play", {}).values():
@@ -112,8 +142,8 @@ class RunLogger:
         sys.stderr.flush()
 
     def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
+        if self._log is not None:
+            self._log.close()
         if self._tty:
             sys.stderr.write("\n")
 

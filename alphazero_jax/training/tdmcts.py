@@ -16,7 +16,6 @@ history kept in the checkpoint, so records of an interrupted stretch disappear.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import time
 from typing import Any
@@ -24,16 +23,14 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import ml_collections
-from tensorboardX import SummaryWriter
 
 from alphazero_jax import agents, games, runs
 from alphazero_jax.agents import td_table, tdmcts, tdmcts_spec
 from alphazero_jax.evaluation import arena, plots
+from alphazero_jax.training import run_logging
 from alphazero_jax.types import Agent, Game
 
-METRICS_FILE = "metrics.jsonl"
 PLOT_FILE = "tdmcts.png"
-TENSORBOARD_DIR = "tensorboard"
 SELF = "self"
 # Settings that may change when a run is resumed (to train it for longer).
 _RESUMABLE = ("episodes",)
@@ -144,17 +141,6 @@ def _start(config, workdir: str) -> tuple[Any, dict[str, Any], list[dict]]:
     return manager, state, list(metadata["history"])
 
 
-def _log(workdir: str, writer: SummaryWriter, history: list[dict], title: str) -> None:
-    record = history[-1]
-    with open(os.path.join(workdir, METRICS_FILE), "a") as file:
-        file.write(json.dumps(record) + "\n")
-    for name, value in record.items():
-        if name != "episodes" and isinstance(value, int | float):
-            writer.add_scalar(f"tdmcts/{name}", value, record["episodes"])
-    writer.flush()
-    plots.plot_tdmcts_history(history, os.path.join(workdir, PLOT_FILE), title=title)
-
-
 @functools.cache
 def _components(game_name, opponent, judge, num_simulations, exploration, gamma, floor, batch):
     """The game, the jitted round, the tournament player and its opponent; cached, so that
@@ -209,10 +195,8 @@ def train(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
         f"c={config.exploration:g}, floor={config.learning_rate_floor:g}, vs {judge}"
     )
     manager, state, history = _start(config, workdir)
-    with open(os.path.join(workdir, METRICS_FILE), "w") as file:
-        file.writelines(json.dumps(record) + "\n" for record in history)
+    log = run_logging.MetricsLog(workdir, history, step_key="episodes", prefix="tdmcts/")
     episodes, table = int(state["episodes"]), state["table"]
-    writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR), purge_step=episodes + 1)
     round_key, tournament_key = jax.random.split(jax.random.key(config.seed))
     while not history or episodes < config.episodes:
         started = time.monotonic()
@@ -232,11 +216,12 @@ def train(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
         history.append(record)
         state = {"table": table, "episodes": jnp.int32(episodes)}
         runs.save(manager, episodes, state, {"history": history})
-        _log(workdir, writer, history, title)
+        log.append(record)
+        plots.plot_tdmcts_history(history, os.path.join(workdir, PLOT_FILE), title=title)
         print(
             f"episodes {episodes}: {result.summary()}; {record['positions']} positions, "
             f"{record['collisions']} collisions ({record['seconds']:.0f} s)",
             flush=True,
         )
-    writer.close()
+    log.close()
     return state

@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import mctx
 import numpy as np
+import pytest
 
 from alphazero_jax import games, networks, search
 from alphazero_jax.training import selfplay
@@ -121,3 +122,66 @@ def test_selfplay__compiles_once_across_calls():
     for seed in range(3):
         jax.block_until_ready(play(variables, jax.random.key(seed)))
     assert play._cache_size() == 1
+
+
+def _first_free_cell_search(states_legal):
+    def search_fn(variables, key, states):
+        del variables, key
+        action = jnp.argmax(states_legal(states), axis=-1).astype(jnp.int32)
+        return mctx.PolicyOutput(
+            action=action, action_weights=jax.nn.one_hot(action, 9), search_tree=None
+        )
+
+    return search_fn
+
+
+def test_selfplay__handicap_moves_are_one_sides_opening_moves():
+    """Against a search that always takes the first free cell, a move anywhere else is a
+    random one: with ``handicap_moves=2`` they come only from one side per game and only
+    among that side's first two moves; with 0 there are none."""
+    game = games.make("tic_tac_toe")
+    legal_fn = jax.vmap(game.legal_action_mask)
+    deviating_sides = set()
+    for handicap in (0, 2):
+        play = selfplay.make_selfplay(
+            game,
+            _first_free_cell_search(legal_fn),
+            policy="puct",
+            batch_size=64,
+            num_moves=9,
+            num_sampling_moves=0,
+            handicap_moves=handicap,
+        )
+        t = jax.tree.map(np.asarray, jax.jit(play)({}, jax.random.key(0)))
+        for slot in range(64):
+            first_game_end = int(np.argmax(t.ended[:, slot])) if t.ended[:, slot].any() else 8
+            deviations = []
+            for ply in range(first_game_end):  # the cell played: legal before, not after
+                played = np.flatnonzero(
+                    t.legal_action_mask[ply, slot] & ~t.legal_action_mask[ply + 1, slot]
+                )
+                assert len(played) == 1
+                if played[0] != np.argmax(t.legal_action_mask[ply, slot]):
+                    deviations.append(ply)
+            if handicap == 0:
+                assert deviations == []
+                continue
+            assert all(ply < 4 for ply in deviations), (slot, deviations)
+            assert len({ply % 2 for ply in deviations}) <= 1, (slot, deviations)
+            deviating_sides |= {ply % 2 for ply in deviations}
+    assert deviating_sides == {0, 1}  # both sides take the handicap in some of the games
+
+
+def test_selfplay__handicap_moves_must_not_be_negative():
+    game = games.make("tic_tac_toe")
+    search_fn = _first_free_cell_search(jax.vmap(game.legal_action_mask))
+    with pytest.raises(ValueError, match="handicap_moves must be >= 0, got -1"):
+        selfplay.make_selfplay(
+            game,
+            search_fn,
+            policy="puct",
+            batch_size=2,
+            num_moves=9,
+            num_sampling_moves=0,
+            handicap_moves=-1,
+        )

@@ -63,6 +63,7 @@ SCHEMA: dict = {
         "num_moves": _POSITIVE,
         "num_sampling_moves": _NON_NEGATIVE,
         "inference_dtype": _one_of("float32", "bfloat16"),
+        "handicap_moves": _NON_NEGATIVE,
     },
     "replay": {"capacity": _POSITIVE, "augment": _BOOL},
     "evaluation": {
@@ -121,7 +122,10 @@ OPTIONAL_SECTIONS: dict[str, dict] = {
 # Keys added to older sections later, likewise with the value that keeps old runs' behaviour.
 OPTIONAL_KEYS: dict[str, dict] = {
     "search": {"discount": 1.0},  # per-ply value discount; 1: AlphaZero's undiscounted outcome
-    "selfplay": {"inference_dtype": "float32"},  # the network's arithmetic in self-play
+    "selfplay": {
+        "inference_dtype": "float32",  # the network's arithmetic in self-play
+        "handicap_moves": 0,  # random opening moves of one side; 0: all moves searched
+    },
 }
 
 

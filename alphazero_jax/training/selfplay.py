@@ -6,6 +6,13 @@ unfinished game at the end; positions of finished games get their value targets 
 outcome, and those of the unfinished one are marked invalid (never trained on). Moves are
 sampled for the first ``num_sampling_moves`` plies of each game and chosen greedily after
 (``search.choose_action``).
+
+With ``handicap_moves`` above 0, one side of each game (a coin flip) plays its first ``n``
+moves uniformly at random, ``n`` drawn per game from 0 to ``handicap_moves``. The search
+still runs and is still the policy target at those positions, and the values are the
+game's real outcome; what changes is which positions the replay buffer holds. A network
+trained on its own play alone never sees, say, a Quoridor board fenced by a random
+player's scattered walls, and misjudges it (BUILD.md, Quoridor).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
 from alphazero_jax import search
+from alphazero_jax.agents.baselines import uniform_choice
 from alphazero_jax.types import Array, Game, State, Trajectory
 
 
@@ -64,6 +72,7 @@ def make_selfplay(
     num_moves: int,
     num_sampling_moves: int,
     discount: float = 1.0,
+    handicap_moves: int = 0,
 ) -> Callable[[dict, Array], Trajectory]:
     """Builds ``selfplay(variables, key) -> Trajectory`` of ``[num_moves, batch_size]``.
 
@@ -79,6 +88,8 @@ def make_selfplay(
       num_sampling_moves: plies (from the start of each game) whose move is sampled from the
         search; later moves are greedy. 0 makes every move greedy.
       discount: the value targets' per-ply discount (``episode_targets``); the search's.
+      handicap_moves: the most opening moves that one side of a game plays at random (see
+        the module docstring); 0: every move is the search's.
 
     Returns:
       The self-play function; the caller jits it.
@@ -89,15 +100,27 @@ def make_selfplay(
         raise ValueError(f"num_moves must be >= 1, got {num_moves}.")
     if num_sampling_moves < 0:
         raise ValueError(f"num_sampling_moves must be >= 0, got {num_sampling_moves}.")
+    if handicap_moves < 0:
+        raise ValueError(f"handicap_moves must be >= 0, got {handicap_moves}.")
 
-    def new_games(key: Array) -> State:
-        return jax.vmap(game.init)(jax.random.split(key, batch_size))
+    def new_games(key: Array) -> tuple[State, Array, Array]:
+        """B new games, each with its handicapped side and its number of random moves."""
+        init_key, side_key, moves_key = jax.random.split(key, 3)
+        states = jax.vmap(game.init)(jax.random.split(init_key, batch_size))
+        side = jax.random.randint(side_key, (batch_size,), 0, 2, dtype=jnp.int32)
+        moves = jax.random.randint(moves_key, (batch_size,), 0, handicap_moves + 1, jnp.int32)
+        return states, side, moves
 
-    def move(variables: dict, states: State, key: Array):
-        search_key, choice_key, reset_key = jax.random.split(key, 3)
+    def move(variables: dict, games: tuple[State, Array, Array], key: Array):
+        states, side, moves = games
+        search_key, choice_key, random_key, reset_key = jax.random.split(key, 4)
         output = search_fn(variables, search_key, states)
         sampling = states.num_moves < num_sampling_moves
         action = search.choose_action(output, choice_key, policy=policy, sample=sampling)
+        if handicap_moves:  # the side's first `moves` moves fall in the first 2 * moves plies
+            at_random = (states.current_player == side) & (states.num_moves < 2 * moves)
+            legal = jax.vmap(game.legal_action_mask)(states)
+            action = jnp.where(at_random, uniform_choice(random_key, legal), action)
         moved = jax.vmap(game.step)(states, action)
         record = (
             jax.vmap(game.observe)(states),
@@ -112,7 +135,7 @@ def make_selfplay(
                 moved.terminal.reshape((-1,) + (1,) * (old.ndim - 1)), fresh, old
             ),
             new_games(reset_key),
-            moved,
+            (moved, side, moves),
         )
         return restarted, record
 

@@ -74,6 +74,7 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
         num_moves=config.selfplay.num_moves,
         num_sampling_moves=config.selfplay.num_sampling_moves,
         discount=config.search.discount,
+        handicap_moves=config.selfplay.handicap_moves,
     )
     return selfplay.shard(play, mesh, _BATCH_AXIS)
 

@@ -46,8 +46,16 @@ def base_config() -> ml_collections.ConfigDict:
     # last, unfinished game of each slot is dropped, so a few game lengths waste little.
     # inference_dtype "bfloat16": self-play's network computes in bfloat16 (its weights
     # stay float32; the learner is unchanged), for a GPU's or TPU's bfloat16 units.
+    # handicap_moves n: one side of each game plays its first 0..n moves at random, which
+    # puts positions the network's own play never reaches into the replay buffer.
     config.selfplay = ml_collections.ConfigDict(
-        {"batch_size": 64, "num_moves": 0, "num_sampling_moves": 10, "inference_dtype": "float32"}
+        {
+            "batch_size": 64,
+            "num_moves": 0,
+            "num_sampling_moves": 10,
+            "inference_dtype": "float32",
+            "handicap_moves": 0,
+        }
     )
     config.replay = ml_collections.ConfigDict({"capacity": 30_000, "augment": True})
     # Elo against baselines and earlier networks every `every` iterations (0: never), and

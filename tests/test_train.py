@@ -14,7 +14,7 @@ import pytest
 
 from alphazero_jax import runs
 from alphazero_jax.training import train
-from experiments.configs import connect_four, othello, tic_tac_toe
+from experiments.configs import connect_four, othello, quoridor, tic_tac_toe
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,6 +48,7 @@ def _assert_same_tree(a, b):
         ({"game.settings": {"rows": 2}}, r"config\.game\.settings: .*rows must be"),
         ({"learner.schedule": "cosine", "learner.warmup_steps": 99}, r"warmup_steps=99"),
         ({"search.discount": 0.0}, r"config\.search\.discount must be a number in \(0, 1\]"),
+        ({"selfplay.handicap_moves": -1}, r"config\.selfplay\.handicap_moves must be an int >= 0"),
     ],
 )
 def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, message):
@@ -61,13 +62,17 @@ def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, m
     assert not workdir.exists()
 
 
-def test_train__old_configs_get_the_search_discount_they_were_trained_with():
-    """A run written before ``search.discount`` existed was trained undiscounted."""
+def test_train__old_configs_get_the_settings_they_were_trained_with():
+    """A run written before ``search.discount`` existed was trained undiscounted, and one
+    written before ``selfplay.handicap_moves`` searched every move."""
     from alphazero_jax.training.config_schema import complete_config
 
     config = _smoke()
     del config.search["discount"]
-    assert complete_config(config).search.discount == 1.0
+    del config.selfplay["handicap_moves"]
+    completed = complete_config(config)
+    assert completed.search.discount == 1.0
+    assert completed.selfplay.handicap_moves == 0
     assert complete_config(_smoke(**{"search.discount": 0.9})).search.discount == 0.9
 
 
@@ -231,7 +236,9 @@ def test_train_entry_point__evaluation_every_0_alone_turns_evaluation_off(tmp_pa
     assert (workdir / "checkpoints" / "1").is_dir() and not (workdir / "elo.json").exists()
 
 
-@pytest.mark.parametrize("module", [connect_four, othello, tic_tac_toe], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module", [connect_four, othello, quoridor, tic_tac_toe], ids=lambda m: m.__name__
+)
 @pytest.mark.parametrize("preset", ["default", "cpu", "smoke"])
 def test_configs__every_preset_is_valid(module, preset):
     from alphazero_jax.training.config_schema import complete_config, validate_config
@@ -241,8 +248,12 @@ def test_configs__every_preset_is_valid(module, preset):
     assert config.selfplay.inference_dtype == "float32"  # bfloat16 is opt-in
 
 
-def test_train__bfloat16_self_play_trains(tmp_path):
+@pytest.mark.parametrize(
+    "setting", [("inference_dtype", "bfloat16"), ("handicap_moves", 2)], ids=lambda s: s[0]
+)
+def test_train__self_play_option_trains(tmp_path, setting):
+    key, value = setting
     state = train.train_and_evaluate(
-        _smoke(num_iterations=1, **{"selfplay.inference_dtype": "bfloat16"}), str(tmp_path)
+        _smoke(num_iterations=1, **{f"selfplay.{key}": value}), str(tmp_path)
     )
     assert int(state.iteration) == 1 and int(state.num_positions) > 0

@@ -29,7 +29,8 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config.num_iterations = 1000
         config.network.update(channels=128, blocks=8, value_hidden=128)
         config.search.num_simulations = 128
-        config.selfplay.update(batch_size=1024, num_moves=160, num_sampling_moves=20)
+        # num_moves: the move cap (4 x 81 plies), so that even a capped game finishes.
+        config.selfplay.update(batch_size=1024, num_moves=324, num_sampling_moves=20)
         config.replay.capacity = 1_000_000
         config.learner.update(batch_size=1024, updates_per_iteration=64)
         config.evaluation.update(every=25, games=128, opponents=(*OPPONENTS, "minimax:3"))

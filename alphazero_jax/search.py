@@ -12,6 +12,10 @@ The mctx embedding is the batched game State. Conventions (DESIGN.md):
 - illegal actions are masked at the root (``invalid_actions``) and inside the tree (their
   prior logits set to the lowest float), so no NaN appears even when every action is
   illegal (terminal nodes, full boards);
+- with ``heuristic_weight`` w above 0 a node is valued ``(1 - w) * network + w * heuristic``
+  (the game's heuristic, from the mover's view), as AlphaGo mixed its value network with
+  rollouts. Both lie in [-1, 1], and so does the mix. The network's value targets stay
+  the plain outcomes; only the search, and through its visits the policy, sees the mix;
 - values stay on their natural scale [-1, 1]. mctx's defaults min-max normalise Q over
   each node's visited children, which suits MuZero's unbounded returns but turns tiny
   differences between untrained value estimates into 0-versus-1 gaps, so that a search
@@ -47,31 +51,43 @@ def mask_logits(logits: Array, legal_action_mask: Array) -> Array:
     return jnp.where(legal_action_mask, logits, jnp.finfo(jnp.float32).min)
 
 
-def _evaluate(game: Game, apply_fn: Callable, variables: dict, states: State):
-    """Masked prior logits and values float32[B, A], float32[B] of batched ``states``."""
+def _evaluate(
+    game: Game, apply_fn: Callable, variables: dict, states: State, heuristic_weight: float
+):
+    """Masked prior logits and values float32[B, A], float32[B] of batched ``states``; the
+    values mix in ``heuristic_weight`` of the game's heuristic."""
     output, _ = apply_fn(variables, jax.vmap(game.observe)(states))
     legal = jax.vmap(game.legal_action_mask)(states)
-    return mask_logits(output.logits, legal), output.value
+    value = output.value
+    if heuristic_weight:
+        heuristic = jax.vmap(game.heuristic)(states)
+        value = (1 - heuristic_weight) * value + heuristic_weight * heuristic
+    return mask_logits(output.logits, legal), value
 
 
-def make_root_fn(game: Game, apply_fn: Callable) -> Callable[[dict, State], mctx.RootFnOutput]:
+def make_root_fn(
+    game: Game, apply_fn: Callable, *, heuristic_weight: float = 0.0
+) -> Callable[[dict, State], mctx.RootFnOutput]:
     """``root_fn(variables, states[B]) -> mctx.RootFnOutput`` (the embedding is the states)."""
 
     def root_fn(variables: dict, states: State) -> mctx.RootFnOutput:
-        logits, value = _evaluate(game, apply_fn, variables, states)
+        logits, value = _evaluate(game, apply_fn, variables, states, heuristic_weight)
         return mctx.RootFnOutput(prior_logits=logits, value=value, embedding=states)
 
     return root_fn
 
 
-def make_recurrent_fn(game: Game, apply_fn: Callable, *, discount: float = 1.0) -> Callable:
+def make_recurrent_fn(
+    game: Game, apply_fn: Callable, *, discount: float = 1.0, heuristic_weight: float = 0.0
+) -> Callable:
     """mctx's ``recurrent_fn(variables, key, action[B], states[B]) -> (output, states)``;
-    ``discount`` is the per-ply discount of the next node's value (1: none)."""
+    ``discount`` is the per-ply discount of the next node's value (1: none), and
+    ``heuristic_weight`` the game heuristic's share of a node's value (0: none)."""
 
     def recurrent_fn(variables: dict, key: Array, action: Array, states: State):
         del key  # The games are deterministic.
         next_states = jax.vmap(game.step)(states, action)
-        logits, value = _evaluate(game, apply_fn, variables, next_states)
+        logits, value = _evaluate(game, apply_fn, variables, next_states, heuristic_weight)
         mover = states.current_player
         reward = jnp.take_along_axis(next_states.rewards, mover[:, None], axis=1)[:, 0]
         reward = jnp.where(states.terminal, 0.0, reward)  # Nothing happens after the end.
@@ -100,6 +116,7 @@ def make_search(
     max_num_considered_actions: int = 16,
     gumbel_scale: float = 1.0,
     discount: float = 1.0,
+    heuristic_weight: float = 0.0,
 ) -> SearchFn:
     """Builds ``search(variables, key, states[B]) -> mctx.PolicyOutput``.
 
@@ -118,6 +135,8 @@ def make_search(
       gumbel_scale: Gumbel noise scale (0 makes the Gumbel search deterministic).
       discount: per-ply discount of values, in (0, 1]; 1 (AlphaZero's) values every win
         alike, below 1 the search prefers quicker wins. Use the value targets' discount.
+      heuristic_weight: the game heuristic's share of every node's value, in [0, 1]; 0
+        (AlphaZero's) values nodes by the network alone.
 
     Returns:
       The search function; the caller jits it. Its ``action_weights`` is the policy
@@ -129,8 +148,12 @@ def make_search(
         raise ValueError(f"num_simulations must be an int >= 1, got {num_simulations!r}.")
     if not 0 < discount <= 1:
         raise ValueError(f"discount must be in (0, 1], got {discount!r}.")
-    root_fn = make_root_fn(game, apply_fn)
-    recurrent_fn = make_recurrent_fn(game, apply_fn, discount=discount)
+    if not 0 <= heuristic_weight <= 1:
+        raise ValueError(f"heuristic_weight must be in [0, 1], got {heuristic_weight!r}.")
+    root_fn = make_root_fn(game, apply_fn, heuristic_weight=heuristic_weight)
+    recurrent_fn = make_recurrent_fn(
+        game, apply_fn, discount=discount, heuristic_weight=heuristic_weight
+    )
     if policy == "puct":
         run = functools.partial(
             mctx.muzero_policy,

@@ -57,6 +57,7 @@ SCHEMA: dict = {
         "max_num_considered_actions": _POSITIVE,
         "gumbel_scale": _NON_NEGATIVE_FLOAT,
         "discount": _DISCOUNT,
+        "heuristic_weight": _FRACTION,
     },
     "selfplay": {
         "batch_size": _POSITIVE,
@@ -121,7 +122,10 @@ OPTIONAL_SECTIONS: dict[str, dict] = {
 
 # Keys added to older sections later, likewise with the value that keeps old runs' behaviour.
 OPTIONAL_KEYS: dict[str, dict] = {
-    "search": {"discount": 1.0},  # per-ply value discount; 1: AlphaZero's undiscounted outcome
+    "search": {
+        "discount": 1.0,  # per-ply value discount; 1: AlphaZero's undiscounted outcome
+        "heuristic_weight": 0.0,  # the game heuristic's share of node values; 0: none
+    },
     "selfplay": {
         "inference_dtype": "float32",  # the network's arithmetic in self-play
         "handicap_moves": 0,  # random opening moves of one side; 0: all moves searched

@@ -40,6 +40,9 @@ def base_config() -> ml_collections.ConfigDict:
             # Per-ply value discount of the search and of self-play's value targets; below
             # 1 the network learns how far a win is, so the search hurries to it.
             "discount": 1.0,
+            # The game heuristic's share of the search's node values (AlphaGo's mixing
+            # of value network and rollouts); the value targets stay the outcomes.
+            "heuristic_weight": 0.0,
         }
     )
     # Moves per slot and iteration: games restart in their slot when they end, and the

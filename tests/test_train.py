@@ -49,6 +49,7 @@ def _assert_same_tree(a, b):
         ({"learner.schedule": "cosine", "learner.warmup_steps": 99}, r"warmup_steps=99"),
         ({"search.discount": 0.0}, r"config\.search\.discount must be a number in \(0, 1\]"),
         ({"selfplay.handicap_moves": -1}, r"config\.selfplay\.handicap_moves must be an int >= 0"),
+        ({"search.heuristic_weight": 2}, r"config\.search\.heuristic_weight must be a number in"),
     ],
 )
 def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, message):
@@ -63,15 +64,18 @@ def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, m
 
 
 def test_train__old_configs_get_the_settings_they_were_trained_with():
-    """A run written before ``search.discount`` existed was trained undiscounted, and one
+    """A run written before ``search.discount`` existed was trained undiscounted, one
+    written before ``search.heuristic_weight`` valued nodes by the network alone, and one
     written before ``selfplay.handicap_moves`` searched every move."""
     from alphazero_jax.training.config_schema import complete_config
 
     config = _smoke()
     del config.search["discount"]
+    del config.search["heuristic_weight"]
     del config.selfplay["handicap_moves"]
     completed = complete_config(config)
     assert completed.search.discount == 1.0
+    assert completed.search.heuristic_weight == 0.0
     assert completed.selfplay.handicap_moves == 0
     assert complete_config(_smoke(**{"search.discount": 0.9})).search.discount == 0.9
 

@@ -170,9 +170,10 @@ def test_search__heuristic_weight_walks_the_way_round():
     """Quoridor 5x5, X on c4 to move, no walls in hand. Walls b2h, b3v and c3v shut c4's
     column off above and to both sides, so X's shortest way to row 1 goes back through c5
     (5 steps from there; from c3, up the dead end, 7). X's only moves are c3 and c5. A
-    network that knows nothing sees no difference; with the heuristic (the shortest-path
-    race) as the node values the search takes c5. (Measured with a weight of 0.25: c5's
-    visit share 0.56, and 0.60 for Gumbel's improved policy; with 1, above 0.7.)"""
+    network with uniform priors and values of 0 everywhere gives them half the visits each
+    (measured: 0.50); with the heuristic (the shortest-path race) as the node values the
+    search takes c5. (Measured with a weight of 0.25: c5's visit share 0.56, and 0.60 for
+    Gumbel's improved policy; with 1, above 0.7.)"""
     game = games.make("quoridor", size=5, walls=3)
     state = quoridor.setup(
         game, pawns=("c4", "a1"), walls="b2h b3v c3v a4h d1v", walls_left=(0, 0), player=0
@@ -184,18 +185,11 @@ def test_search__heuristic_weight_walks_the_way_round():
     )
     legal = np.flatnonzero(np.asarray(game.legal_action_mask(state)))
     assert sorted(legal) == sorted([step_back, step_up])
-    shares = {}
-    for weight in (0.0, 1.0):
-        search_fn = search.make_search(
-            game,
-            _flat_network(game),
-            num_simulations=32,
-            dirichlet_fraction=0.0,
-            heuristic_weight=weight,
-        )
-        output = jax.jit(search_fn)({}, jax.random.key(0), states)
-        shares[weight] = float(output.action_weights[0, step_back])
-    assert abs(shares[0.0] - 0.5) < 0.1 and shares[1.0] > 0.7, shares
+    search_fn = search.make_search(
+        game, _flat_network(game), num_simulations=32, dirichlet_fraction=0.0, heuristic_weight=1.0
+    )
+    output = jax.jit(search_fn)({}, jax.random.key(0), states)
+    assert float(output.action_weights[0, step_back]) > 0.7, output.action_weights[0, legal]
 
 
 def test_search__bad_settings_fail_early():

@@ -252,12 +252,9 @@ def test_configs__every_preset_is_valid(module, preset):
     assert config.selfplay.inference_dtype == "float32"  # bfloat16 is opt-in
 
 
-@pytest.mark.parametrize(
-    "setting", [("inference_dtype", "bfloat16"), ("handicap_moves", 2)], ids=lambda s: s[0]
-)
-def test_train__self_play_option_trains(tmp_path, setting):
-    key, value = setting
-    state = train.train_and_evaluate(
-        _smoke(num_iterations=1, **{f"selfplay.{key}": value}), str(tmp_path)
-    )
+def test_train__self_play_options_train(tmp_path):
+    """bfloat16 inference and handicap moves (each tested on its own elsewhere) compile and
+    train together; one run, to spend one compile."""
+    overrides = {"selfplay.inference_dtype": "bfloat16", "selfplay.handicap_moves": 2}
+    state = train.train_and_evaluate(_smoke(num_iterations=1, **overrides), str(tmp_path))
     assert int(state.iteration) == 1 and int(state.num_positions) > 0

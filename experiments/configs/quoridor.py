@@ -36,6 +36,12 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config.evaluation.update(every=25, games=128, opponents=(*OPPONENTS, "minimax:3"))
         return config
     config.game.settings = {"size": 5, "walls": 3, "distance_planes": 1}
+    # One side's first 0-3 moves are random, mostly walls dropped anywhere, so that the
+    # network learns boards like those a random player leaves (BUILD.md, Quoridor).
+    config.selfplay.handicap_moves = 3
+    # A quarter of every node's value is seed 002's heuristic (the shortest-path race), so
+    # that a side sure of its win still walks to its goal (BUILD.md, Quoridor).
+    config.search.heuristic_weight = 0.25
     if preset == "smoke":
         config = base.smoke(config)
         config.selfplay.num_moves = 100  # the move cap: every slot finishes a game

@@ -124,10 +124,13 @@ def test_selfplay__compiles_once_across_calls():
     assert play._cache_size() == 1
 
 
-def _first_free_cell_search(states_legal):
+def _first_free_cell_search(game):
+    """A stand-in search that plays the first legal action with all its weight there."""
+
     def search_fn(variables, key, states):
         del variables, key
-        action = jnp.argmax(states_legal(states), axis=-1).astype(jnp.int32)
+        legal = jax.vmap(game.legal_action_mask)(states)
+        action = jnp.argmax(legal, axis=-1).astype(jnp.int32)
         return mctx.PolicyOutput(
             action=action, action_weights=jax.nn.one_hot(action, 9), search_tree=None
         )
@@ -140,12 +143,11 @@ def test_selfplay__handicap_moves_are_one_sides_opening_moves():
     random one: with ``handicap_moves=2`` they come only from one side per game and only
     among that side's first two moves; with 0 there are none."""
     game = games.make("tic_tac_toe")
-    legal_fn = jax.vmap(game.legal_action_mask)
     deviating_sides = set()
     for handicap in (0, 2):
         play = selfplay.make_selfplay(
             game,
-            _first_free_cell_search(legal_fn),
+            _first_free_cell_search(game),
             policy="puct",
             batch_size=64,
             num_moves=9,
@@ -174,7 +176,7 @@ def test_selfplay__handicap_moves_are_one_sides_opening_moves():
 
 def test_selfplay__handicap_moves_must_not_be_negative():
     game = games.make("tic_tac_toe")
-    search_fn = _first_free_cell_search(jax.vmap(game.legal_action_mask))
+    search_fn = _first_free_cell_search(game)
     with pytest.raises(ValueError, match="handicap_moves must be >= 0, got -1"):
         selfplay.make_selfplay(
             game,

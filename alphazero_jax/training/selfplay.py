@@ -117,14 +117,14 @@ def make_selfplay(
         output = search_fn(variables, search_key, states)
         sampling = states.num_moves < num_sampling_moves
         action = search.choose_action(output, choice_key, policy=policy, sample=sampling)
+        legal = jax.vmap(game.legal_action_mask)(states)
         if handicap_moves:  # the side's first `moves` moves fall in the first 2 * moves plies
             at_random = (states.current_player == side) & (states.num_moves < 2 * moves)
-            legal = jax.vmap(game.legal_action_mask)(states)
             action = jnp.where(at_random, uniform_choice(random_key, legal), action)
         moved = jax.vmap(game.step)(states, action)
         record = (
             jax.vmap(game.observe)(states),
-            jax.vmap(game.legal_action_mask)(states),
+            legal,
             output.action_weights,
             states.current_player,
             moved.terminal,

@@ -42,6 +42,10 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
     # A quarter of every node's value is seed 002's heuristic (the shortest-path race), so
     # that a side sure of its win still walks to its goal (BUILD.md, Quoridor).
     config.search.heuristic_weight = 0.25
+    # Gumbel: sequential halving tries every root candidate, and the policy target is the
+    # improved policy, not visit counts that echo the prior; it unlearns a prior sure of a
+    # dead-end step, which PUCT with 32 simulations never does (BUILD.md, Quoridor).
+    config.search.policy = "gumbel"
     if preset == "smoke":
         config = base.smoke(config)
         config.selfplay.num_moves = 100  # the move cap: every slot finishes a game

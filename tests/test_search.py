@@ -166,6 +166,17 @@ def test_search__heuristic_weight_mixes_the_heuristic_into_node_values():
     )
 
 
+def _fenced_pawn():
+    """The Quoridor position of the next two tests: the game, the state as a batch of one,
+    and X's two moves (the way out, c5, and the dead end, c3)."""
+    game = games.make("quoridor", size=5, walls=3)
+    state = quoridor.setup(
+        game, pawns=("c4", "a1"), walls="b2h b3v c3v a4h d1v", walls_left=(0, 0), player=0
+    )
+    step_back, step_up = (game.actions_from_text(m, state)[0] for m in ("c5", "c3"))
+    return game, jax.tree.map(lambda x: x[None], state), step_back, step_up
+
+
 def test_search__heuristic_weight_walks_the_way_round():
     """Quoridor 5x5, X on c4 to move, no walls in hand. Walls b2h, b3v and c3v shut c4's
     column off above and to both sides, so X's shortest way to row 1 goes back through c5
@@ -174,22 +185,44 @@ def test_search__heuristic_weight_walks_the_way_round():
     (measured: 0.50); with the heuristic (the shortest-path race) as the node values the
     search takes c5. (Measured with a weight of 0.25: c5's visit share 0.56, and 0.60 for
     Gumbel's improved policy; with 1, above 0.7.)"""
-    game = games.make("quoridor", size=5, walls=3)
-    state = quoridor.setup(
-        game, pawns=("c4", "a1"), walls="b2h b3v c3v a4h d1v", walls_left=(0, 0), player=0
-    )
-    states = jax.tree.map(lambda x: x[None], state)
-    step_back, step_up = (
-        game.actions_from_text("c5", state)[0],
-        game.actions_from_text("c3", state)[0],
-    )
-    legal = np.flatnonzero(np.asarray(game.legal_action_mask(state)))
+    game, states, step_back, step_up = _fenced_pawn()
+    legal = np.flatnonzero(np.asarray(game.legal_action_mask(states))[0])
     assert sorted(legal) == sorted([step_back, step_up])
     search_fn = search.make_search(
         game, _flat_network(game), num_simulations=32, dirichlet_fraction=0.0, heuristic_weight=1.0
     )
     output = jax.jit(search_fn)({}, jax.random.key(0), states)
     assert float(output.action_weights[0, step_back]) > 0.7, output.action_weights[0, legal]
+
+
+def test_search__gumbel_tests_the_move_the_prior_wrote_off():
+    """The fenced pawn again, with a network sure of the dead end (prior 0.993 on c3,
+    values 0). PUCT's 32 simulations never visit c5, so a PUCT policy target repeats the
+    prior; Gumbel's sequential halving gives both root moves the same visits, so c5 gets a
+    value the improved policy can learn from (BUILD.md, Quoridor: why the 5x5 presets
+    search with Gumbel)."""
+    game, states, step_back, step_up = _fenced_pawn()
+
+    def sure_of_the_dead_end(variables, observations):
+        del variables
+        batch = observations.shape[0]
+        logits = jnp.zeros((batch, game.num_actions)).at[:, step_up].set(5.0)
+        return networks.NetworkOutput(logits=logits, value=jnp.zeros(batch)), None
+
+    shares = {}
+    for policy in search.POLICIES:
+        search_fn = search.make_search(
+            game,
+            sure_of_the_dead_end,
+            policy=policy,
+            num_simulations=32,
+            dirichlet_fraction=0.0,
+            gumbel_scale=0.0,
+            heuristic_weight=0.25,
+        )
+        output = jax.jit(search_fn)({}, jax.random.key(0), states)
+        shares[policy] = float(output.search_tree.summary().visit_probs[0, step_back])
+    assert shares["puct"] == 0.0 and shares["gumbel"] == 0.5, shares
 
 
 def test_search__bad_settings_fail_early():

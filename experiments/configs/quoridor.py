@@ -1,5 +1,5 @@
 r"""Quoridor. Presets: ``default`` (9x9 with 10 walls each, an accelerator), ``cpu`` (5x5 with
-3 walls, about an hour on a 2-core CPU), ``smoke`` (5x5, tests) and ``auto`` (``cpu``
+3 walls, about 40 minutes on a 2-core CPU), ``smoke`` (5x5, tests) and ``auto`` (``cpu``
 unless JAX sees an accelerator):
 
     python -m experiments.train --config=experiments/configs/quoridor.py:cpu \

@@ -11,7 +11,7 @@ def test_benchmark_training__reports_each_mode_with_rates(capsys):
     rows = training.run(
         config=tic_tac_toe.get_config("smoke"), inference_dtypes=("float32",), rounds=1
     )
-    assert [row["mode"] for row in rows] == ["self-play", "loop", "fused"]
+    assert [row["mode"] for row in rows] == ["self-play", "loop"]
     for row in rows:
         assert row["positions_per_s"] > 0 and row["flops_per_s"] > 0
         assert row["evaluations_per_s"] * row["seconds"] == pytest.approx(

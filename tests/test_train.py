@@ -3,12 +3,14 @@ and configs that fail before anything compiles."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -100,28 +102,84 @@ def test_train__batches_must_divide_over_devices():
 
 
 def test_train__iteration_compiles_once():
-    """The two programs the training loop runs, and the fused one, each trace once."""
+    """Self-play, the update and the end of the learner's half each trace once."""
     components = train.build(_smoke())
     state = components.initial_state
     for _ in range(3):
         state, _ = components.selfplay_fn(state)
         state, metrics = components.learn_fn(state)
     jax.block_until_ready(state)
-    assert components.selfplay_fn._cache_size() == 1 == components.learn_fn._cache_size()
+    compiled = (components.selfplay_fn, components.update_fn, components.end_fn)
+    assert [fn._cache_size() for fn in compiled] == [1, 1, 1]
     assert int(state.iteration) == 3 and int(state.num_positions) >= 3 * 4 * 5
     assert np.isfinite(float(metrics["loss"]))
-    for _ in range(2):
-        state, metrics = components.iteration_fn(state)
-    assert components.iteration_fn._cache_size() == 1 and int(state.iteration) == 5
 
 
-def test_train__the_two_halves_compute_the_fused_iteration():
+def _scanned_updates(components, num_updates):
+    """The learner's half as one program: its updates in a rolled ``lax.scan``."""
+
+    def learn(learner_state, buffer, key_data):
+        step = lambda state, index: components.update_fn(state, buffer, key_data, index)  # noqa: E731
+        return jax.lax.scan(step, learner_state, jnp.arange(num_updates))
+
+    return jax.jit(learn)
+
+
+def test_train__host_updates_compute_what_a_scan_of_them_computes():
+    """The K updates called from the host give the learner state and mean metrics of the
+    same K updates run inside one ``lax.scan``; the key and iteration advance once."""
+    config = _smoke(**{"learner.updates_per_iteration": 3})
+    components = train.build(config)
+    played, _ = components.selfplay_fn(components.initial_state)
+    key, iteration = np.asarray(played.key), int(played.iteration)
+    scanned, metrics = _scanned_updates(components, 3)(played.learner, played.replay, played.key)
+    jax.block_until_ready(scanned)
+    learned, means = components.learn_fn(played)
+    leaves = zip(jax.tree.leaves(scanned), jax.tree.leaves(learned.learner), strict=True)
+    for x, y in leaves:
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-5, atol=1e-6)
+    for name, values in metrics.items():
+        np.testing.assert_allclose(float(means[name]), np.mean(values), rtol=1e-5, atol=1e-6)
+    assert int(learned.iteration) == iteration + 1 and int(learned.learner.step) == 3
+    assert not np.array_equal(np.asarray(learned.key), key)
+
+
+def _computations(hlo: str) -> dict[str, str]:
+    """An HLO module's computations (``name {`` ... ``}`` at the margin), name -> text."""
+    blocks = re.findall(r"^(?:ENTRY )?([\w.\-]+) \{\n(.*?)^\}", hlo, flags=re.M | re.S)
+    return dict(blocks)
+
+
+_CALLED = re.compile(r"\b(?:to_apply|body|condition|calls|branch_computations)=\{?([\w.\-, ]+)")
+
+
+def _loops_with_convolutions(hlo: str) -> list[str]:
+    """The bodies of an HLO module's while loops that compute a convolution, directly or in
+    a computation they call."""
+    computations = _computations(hlo)
+
+    def convolves(name: str, seen: set[str]) -> bool:
+        seen.add(name)
+        text = computations[name]
+        called = {c.strip() for group in _CALLED.findall(text) for c in group.split(",")}
+        return " convolution(" in text or any(convolves(c, seen) for c in called - seen)
+
+    bodies = re.findall(r" while\(.*?body=([\w.\-]+)", hlo)
+    assert bodies or " while(" not in hlo, "a while loop whose body was not found"
+    return [body for body in bodies if convolves(body, set())]
+
+
+def test_train__no_gradient_step_runs_inside_a_rolled_loop():
+    """XLA's CPU backend runs a convolution's gradient ~10x slower inside a rolled loop body
+    (BUILD.md), so the learner's program is one update with no loop around it; the same
+    check finds the convolutions in a ``lax.scan`` of updates (so it can fail)."""
     components = train.build(_smoke())
-    fused, _ = components.iteration_fn(components.initial_state)
-    halves, _ = components.selfplay_fn(train.build(_smoke()).initial_state)
-    halves, metrics = components.learn_fn(halves)
-    _assert_same_tree(fused, halves)
-    assert np.isfinite(float(metrics["loss"]))
+    state = components.initial_state
+    args = (state.learner, state.replay, state.key, 0)
+    update_hlo = components.update_fn.lower(*args).as_text(dialect="hlo")
+    assert " convolution(" in update_hlo and _loops_with_convolutions(update_hlo) == []
+    scan_hlo = _scanned_updates(components, 2).lower(*args[:3]).as_text(dialect="hlo")
+    assert _loops_with_convolutions(scan_hlo) != []
 
 
 def test_train__every_record_says_where_its_time_went(tmp_path):

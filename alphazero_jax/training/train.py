@@ -1,16 +1,20 @@
 """``train_and_evaluate(config, workdir)``: the only loop over iterations.
 
-One iteration is two XLA programs, each compiled once: self-play a batch of games (the batch
-split over all devices) and add the positions to the replay memory; then K optimiser
-updates on batches sampled from it. The loop around it logs, checkpoints every few
-minutes, on Ctrl-C and at the end, and resumes exactly from the newest checkpoint.
+One iteration is self-play of a batch of games (one XLA program, the batch split over all
+devices) whose positions go into the replay memory, then K optimiser updates on batches
+sampled from it. The K updates are K calls of one jitted update, dispatched from the host
+without waiting, not a ``lax.scan`` over them: XLA's CPU backend runs a convolution's
+gradient ~10x slower inside a rolled loop body (16 updates of 256 on the 32x3 Connect
+Four net: 1.65 s each inside ``lax.scan``, 0.14 s called one by one; see BUILD.md), and a
+dispatch (~0.1 ms) is nothing beside an update on any backend. Unrolling the scan instead
+would compile for as long as K updates take to write out (37 s at K=16). The loop around
+it logs, checkpoints every few minutes, on Ctrl-C and at the end, and resumes exactly from
+the newest checkpoint.
 
-Where the time goes: the session waits for each of the two programs to finish
-(``block_until_ready``, once per program and iteration, never per move) and the loop
+Where the time goes: the session waits for self-play and for the updates to finish
+(``block_until_ready``, once each per iteration, never per move or update) and the loop
 logs the seconds of self-play, learner, evaluation and checkpointing of every log interval
-as ``time/*``. The wait costs the host's dispatch of the next program (~0.1 ms) per
-iteration, against iterations of seconds; the fused program (``iteration_fn``, the same
-computation in one call) remains for callers that want no wait at all.
+as ``time/*``.
 """
 
 from __future__ import annotations
@@ -52,9 +56,14 @@ class Components(NamedTuple):
     game: Game
     apply_fn: Any
     initial_state: TrainingState
-    iteration_fn: Any  # jitted (TrainingState, play_variables | None) -> (state, metrics)
-    selfplay_fn: Any  # jitted, iteration_fn's first half: self-play and replay insertion
-    learn_fn: Any  # jitted (TrainingState) -> (state, metrics): its second half, K updates
+    # jitted (TrainingState, play_variables | None) -> (state, metrics): an iteration's first
+    # half, self-play and replay insertion.
+    selfplay_fn: Any
+    # (TrainingState) -> (state, metrics): its second half, K calls of ``update_fn`` from the
+    # host and one of ``end_fn`` (the mean metrics, the next key and iteration).
+    learn_fn: Any
+    update_fn: Any  # jitted (learner state, replay, key data, index) -> (learner state, metrics)
+    end_fn: Any  # jitted (key data, iteration, [metrics] * K) -> (key data, iteration, means)
     evaluator: evaluator.Evaluator | None  # None when evaluation and gating are off
 
 
@@ -80,6 +89,7 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
 
 
 def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
+    """An iteration's two halves: ``(selfplay_fn, learn_fn, update_fn, end_fn)``."""
     play = _selfplay_over_devices(config, game, apply_fn, mesh)
     update = learner.make_update(
         apply_fn,
@@ -90,23 +100,12 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
     )
     symmetries = game.symmetries if config.replay.augment else ()
     batch_sharding = NamedSharding(mesh, P(_BATCH_AXIS))
-
-    def learn(learner_state, buffer, key):
-        def one_update(state, key):
-            batch = replay.sample(
-                buffer, key, batch_size=config.learner.batch_size, symmetries=symmetries
-            )
-            batch = jax.lax.with_sharding_constraint(batch, batch_sharding)
-            return update(state, batch)
-
-        keys = jax.random.split(key, config.learner.updates_per_iteration)
-        learner_state, metrics = jax.lax.scan(one_update, learner_state, keys)
-        return learner_state, jax.tree.map(jnp.mean, metrics)
+    num_updates = config.learner.updates_per_iteration
 
     def play_half(state: TrainingState, play_variables: dict | None = None):
         """Self-play with ``play_variables`` (gating's best network) or, when None, the
         network being trained; its positions go into the replay memory. The key advances
-        in ``learn_half``, which splits it the same way."""
+        at the end of the learner's half, which splits it the same way."""
         _, play_key, _ = jax.random.split(jax.random.wrap_key_data(state.key), 3)
         if play_variables is None:
             play_variables = state.learner.variables
@@ -119,25 +118,35 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
         )
         return new_state, metrics
 
-    def learn_half(state: TrainingState):
-        key, _, learn_key = jax.random.split(jax.random.wrap_key_data(state.key), 3)
-        learner_state, metrics = learn(state.learner, state.replay, learn_key)
-        new_state = state.replace(
-            learner=learner_state, key=jax.random.key_data(key), iteration=state.iteration + 1
+    def update_step(learner_state, buffer, key_data, index):
+        """The iteration's ``index``-th update, on a batch sampled with its own key."""
+        _, _, learn_key = jax.random.split(jax.random.wrap_key_data(key_data), 3)
+        batch = replay.sample(
+            buffer,
+            jax.random.fold_in(learn_key, index),
+            batch_size=config.learner.batch_size,
+            symmetries=symmetries,
         )
-        return new_state, metrics
+        return update(learner_state, jax.lax.with_sharding_constraint(batch, batch_sharding))
 
-    def iteration(state: TrainingState, play_variables: dict | None = None):
-        """One iteration: both halves in one program."""
-        state, play_metrics = play_half(state, play_variables)
-        state, metrics = learn_half(state)
-        return state, dict(metrics, **play_metrics)
+    def end(key_data, iteration, metrics):
+        key, _, _ = jax.random.split(jax.random.wrap_key_data(key_data), 3)
+        means = jax.tree.map(lambda *values: jnp.mean(jnp.stack(values)), *metrics)
+        return jax.random.key_data(key), iteration + 1, means
 
-    return (
-        jax.jit(iteration, donate_argnums=0),
-        jax.jit(play_half, donate_argnums=0),
-        jax.jit(learn_half, donate_argnums=0),
-    )
+    update_fn = jax.jit(update_step, donate_argnums=0)
+    end_fn = jax.jit(end)
+
+    def learn_half(state: TrainingState):
+        """K updates, dispatched without waiting; the state's learner is consumed."""
+        learner_state, metrics = state.learner, []
+        for index in range(num_updates):
+            learner_state, step_metrics = update_fn(learner_state, state.replay, state.key, index)
+            metrics.append(step_metrics)
+        key, iteration, means = end_fn(state.key, state.iteration, metrics)
+        return state.replace(learner=learner_state, key=key, iteration=iteration), means
+
+    return jax.jit(play_half, donate_argnums=0), learn_half, update_fn, end_fn
 
 
 def _selfplay_metrics(trajectory) -> dict[str, Array]:
@@ -197,16 +206,17 @@ def build(config: ml_collections.ConfigDict) -> Components:
         num_positions=jnp.int32(0),
     )
     state = jax.device_put(state, NamedSharding(mesh, P()))
-    iteration_fn, selfplay_fn, learn_fn = _make_iteration(
+    selfplay_fn, learn_fn, update_fn, end_fn = _make_iteration(
         config, game, apply_fn, schedule, optimizer, mesh
     )
     return Components(
         game=game,
         apply_fn=apply_fn,
         initial_state=state,
-        iteration_fn=iteration_fn,
         selfplay_fn=selfplay_fn,
         learn_fn=learn_fn,
+        update_fn=update_fn,
+        end_fn=end_fn,
         evaluator=_make_evaluator(config, game, apply_fn),
     )
 

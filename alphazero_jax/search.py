@@ -191,6 +191,11 @@ def make_search(
     return search
 
 
+def root_value(output: mctx.PolicyOutput) -> Array:
+    """float32[B]: the search's value of each root position, from its mover's view."""
+    return output.search_tree.node_values[:, mctx.Tree.ROOT_INDEX]
+
+
 def choose_action(output: mctx.PolicyOutput, key: Array, *, policy: str, sample: Array) -> Array:
     """int32[B]: the move to play after a search, sampled where ``sample`` (bool[B]) is set.
 

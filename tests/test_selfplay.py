@@ -2,6 +2,7 @@
 real self-play trajectories."""
 
 import functools
+import types
 
 import jax
 import jax.numpy as jnp
@@ -42,13 +43,16 @@ def test_episode_targets__discounted_by_hand():
 
 
 def _scripted_search(script):
-    """A stand-in search that plays ``script[num_moves]`` with all its weight there."""
+    """A stand-in search that plays ``script[num_moves]`` with all its weight there, and
+    values the root at 0.1 x the moves played (its only tree statistic: ``node_values``)."""
 
     def search_fn(variables, key, states):
         del variables, key
         action = jnp.asarray(script)[jnp.minimum(states.num_moves, len(script) - 1)]
         weights = jax.nn.one_hot(action, 9)
-        return mctx.PolicyOutput(action=action, action_weights=weights, search_tree=None)
+        root_value = 0.1 * states.num_moves.astype(jnp.float32)
+        tree = types.SimpleNamespace(node_values=root_value[:, None])
+        return mctx.PolicyOutput(action=action, action_weights=weights, search_tree=tree)
 
     return search_fn
 
@@ -81,6 +85,36 @@ def test_selfplay__records_a_hand_played_game():
     assert fifth[2, 0, 0] == 1 and fifth[2, 1, 0] == 1 and fifth[..., 0].sum() == 2
     assert fifth[1, 0, 1] == 1 and fifth[1, 1, 1] == 1 and fifth[..., 1].sum() == 2
     np.testing.assert_array_equal(np.asarray(trajectory.policy[4, 0]), np.eye(9)[script[4]])
+
+
+def test_selfplay__root_value_mixed_into_targets_by_hand():
+    """The game of the test above with ``root_value_weight=0.25``: each finished position's
+    target is 0.75 x its outcome + 0.25 x the search's root value (0.1 x its ply)."""
+    game = games.make("tic_tac_toe")
+    script = game.actions_from_text("a1 a2 b1 b2 c1")
+    play = selfplay.make_selfplay(
+        game,
+        _scripted_search(script),
+        policy="puct",
+        batch_size=2,
+        num_moves=9,
+        num_sampling_moves=9,
+        root_value_weight=0.25,
+    )
+    value = np.asarray(jax.jit(play)({}, jax.random.key(0)).value[:, 0])
+    # Ply 0: 0.75 x 1 + 0.25 x 0.0; ply 1: 0.75 x -1 + 0.25 x 0.1; ...; unfinished: 0.
+    expected = [0.75, -0.725, 0.8, -0.675, 0.85, 0, 0, 0, 0]
+    np.testing.assert_allclose(value, expected, atol=1e-6)
+    with pytest.raises(ValueError, match=r"root_value_weight must be in \[0, 1\], got 1.5"):
+        selfplay.make_selfplay(
+            game,
+            _scripted_search(script),
+            policy="puct",
+            batch_size=2,
+            num_moves=9,
+            num_sampling_moves=9,
+            root_value_weight=1.5,
+        )
 
 
 @functools.cache

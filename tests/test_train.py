@@ -52,6 +52,7 @@ def _assert_same_tree(a, b):
         ({"search.discount": 0.0}, r"config\.search\.discount must be a number in \(0, 1\]"),
         ({"selfplay.handicap_moves": -1}, r"config\.selfplay\.handicap_moves must be an int >= 0"),
         ({"search.heuristic_weight": 2}, r"config\.search\.heuristic_weight must be a number in"),
+        ({"selfplay.root_value_weight": -0.5}, r"config\.selfplay\.root_value_weight must be"),
     ],
 )
 def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, message):
@@ -68,17 +69,20 @@ def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, m
 def test_train__old_configs_get_the_settings_they_were_trained_with():
     """A run written before ``search.discount`` existed was trained undiscounted, one
     written before ``search.heuristic_weight`` valued nodes by the network alone, and one
-    written before ``selfplay.handicap_moves`` searched every move."""
+    written before ``selfplay.handicap_moves`` searched every move, and one written before
+    ``selfplay.root_value_weight`` learnt values from outcomes alone."""
     from alphazero_jax.training.config_schema import complete_config
 
     config = _smoke()
     del config.search["discount"]
     del config.search["heuristic_weight"]
     del config.selfplay["handicap_moves"]
+    del config.selfplay["root_value_weight"]
     completed = complete_config(config)
     assert completed.search.discount == 1.0
     assert completed.search.heuristic_weight == 0.0
     assert completed.selfplay.handicap_moves == 0
+    assert completed.selfplay.root_value_weight == 0.0
     assert complete_config(_smoke(**{"search.discount": 0.9})).search.discount == 0.9
 
 
@@ -311,8 +315,12 @@ def test_configs__every_preset_is_valid(module, preset):
 
 
 def test_train__self_play_options_train(tmp_path):
-    """bfloat16 inference and handicap moves (each tested on its own elsewhere) compile and
-    train together; one run, to spend one compile."""
-    overrides = {"selfplay.inference_dtype": "bfloat16", "selfplay.handicap_moves": 2}
+    """bfloat16 inference, handicap moves and root-value targets (each tested on its own
+    elsewhere) compile and train together; one run, to spend one compile."""
+    overrides = {
+        "selfplay.inference_dtype": "bfloat16",
+        "selfplay.handicap_moves": 2,
+        "selfplay.root_value_weight": 0.5,
+    }
     state = train.train_and_evaluate(_smoke(num_iterations=1, **overrides), str(tmp_path))
     assert int(state.iteration) == 1 and int(state.num_positions) > 0

@@ -65,6 +65,7 @@ SCHEMA: dict = {
         "num_sampling_moves": _NON_NEGATIVE,
         "inference_dtype": _one_of("float32", "bfloat16"),
         "handicap_moves": _NON_NEGATIVE,
+        "root_value_weight": _FRACTION,
     },
     "replay": {"capacity": _POSITIVE, "augment": _BOOL},
     "evaluation": {
@@ -129,6 +130,7 @@ OPTIONAL_KEYS: dict[str, dict] = {
     "selfplay": {
         "inference_dtype": "float32",  # the network's arithmetic in self-play
         "handicap_moves": 0,  # random opening moves of one side; 0: all moves searched
+        "root_value_weight": 0.0,  # the search's root value's share of value targets
     },
 }
 

@@ -13,6 +13,11 @@ still runs and is still the policy target at those positions, and the values are
 game's real outcome; what changes is which positions the replay buffer holds. A network
 trained on its own play alone never sees, say, a Quoridor board fenced by a random
 player's scattered walls, and misjudges it (BUILD.md, Quoridor).
+
+With ``root_value_weight`` w above 0, a position's value target is ``(1 - w) * outcome +
+w * root value``: the search's value of the position (mctx's root value, mover's view)
+mixed into the game's outcome, which is less noisy than the outcome of one game whose
+later moves were sampled, and bootstraps like a temporal-difference target.
 """
 
 from __future__ import annotations
@@ -73,6 +78,7 @@ def make_selfplay(
     num_sampling_moves: int,
     discount: float = 1.0,
     handicap_moves: int = 0,
+    root_value_weight: float = 0.0,
 ) -> Callable[[dict, Array], Trajectory]:
     """Builds ``selfplay(variables, key) -> Trajectory`` of ``[num_moves, batch_size]``.
 
@@ -90,6 +96,8 @@ def make_selfplay(
       discount: the value targets' per-ply discount (``episode_targets``); the search's.
       handicap_moves: the most opening moves that one side of a game plays at random (see
         the module docstring); 0: every move is the search's.
+      root_value_weight: the search's root value's share of the value targets, in [0, 1]
+        (see the module docstring); 0: the outcome alone.
 
     Returns:
       The self-play function; the caller jits it.
@@ -102,6 +110,8 @@ def make_selfplay(
         raise ValueError(f"num_sampling_moves must be >= 0, got {num_sampling_moves}.")
     if handicap_moves < 0:
         raise ValueError(f"handicap_moves must be >= 0, got {handicap_moves}.")
+    if not 0 <= root_value_weight <= 1:
+        raise ValueError(f"root_value_weight must be in [0, 1], got {root_value_weight}.")
 
     def new_games(key: Array) -> tuple[State, Array, Array]:
         """B new games, each with its handicapped side and its number of random moves."""
@@ -129,6 +139,7 @@ def make_selfplay(
             states.current_player,
             moved.terminal,
             moved.rewards[:, 0],
+            search.root_value(output) if root_value_weight else None,
         )
         restarted = jax.tree.map(
             lambda fresh, old: jnp.where(
@@ -143,8 +154,11 @@ def make_selfplay(
         init_key, moves_key = jax.random.split(key)
         keys = jax.random.split(moves_key, num_moves)
         _, records = jax.lax.scan(lambda s, k: move(variables, s, k), new_games(init_key), keys)
-        observation, legal, policy_target, player, ended, outcome = records
+        observation, legal, policy_target, player, ended, outcome, root_value = records
         value, valid = episode_targets(ended, outcome, player, discount=discount)
+        if root_value_weight:
+            mixed = (1 - root_value_weight) * value + root_value_weight * root_value
+            value = jnp.where(valid, mixed, 0.0)
         return Trajectory(
             observation=observation,
             legal_action_mask=legal,

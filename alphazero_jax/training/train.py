@@ -84,6 +84,7 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
         num_sampling_moves=config.selfplay.num_sampling_moves,
         discount=config.search.discount,
         handicap_moves=config.selfplay.handicap_moves,
+        root_value_weight=config.selfplay.root_value_weight,
     )
     return selfplay.shard(play, mesh, _BATCH_AXIS)
 

@@ -51,6 +51,7 @@ def base_config() -> ml_collections.ConfigDict:
     # stay float32; the learner is unchanged), for a GPU's or TPU's bfloat16 units.
     # handicap_moves n: one side of each game plays its first 0..n moves at random, which
     # puts positions the network's own play never reaches into the replay buffer.
+    # root_value_weight w: value targets are (1 - w) * outcome + w * the search's root value.
     config.selfplay = ml_collections.ConfigDict(
         {
             "batch_size": 64,
@@ -58,6 +59,7 @@ def base_config() -> ml_collections.ConfigDict:
             "num_sampling_moves": 10,
             "inference_dtype": "float32",
             "handicap_moves": 0,
+            "root_value_weight": 0.0,
         }
     )
     config.replay = ml_collections.ConfigDict({"capacity": 30_000, "augment": True})

@@ -131,8 +131,9 @@ class Trajectory(NamedTuple):
       player: int32[T, B], the player to move.
       ended: bool[T, B], True where the move played from this position ended its game
         (the slot then starts a new game).
-      valid: bool[T, B], True where the position's game ended within the T moves: only
-        those positions have a value target and are trained on.
+      valid: bool[T, B], True where the position's game ended within the T moves (and,
+        with playout-cap randomisation, its search was a full one): only those positions
+        have a value target and are trained on.
       value: float32[T, B], the final outcome from ``player``'s view (the value target);
         zero where not ``valid``.
     """

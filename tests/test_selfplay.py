@@ -117,6 +117,48 @@ def test_selfplay__root_value_mixed_into_targets_by_hand():
         )
 
 
+def _uniform_scripted_search(script):
+    """``_scripted_search``'s moves, with a uniform policy: the mark of a fast search."""
+    scripted = _scripted_search(script)
+
+    def search_fn(variables, key, states):
+        output = scripted(variables, key, states)
+        return output.replace(action_weights=jnp.full_like(output.action_weights, 1 / 9))
+
+    return search_fn
+
+
+def test_selfplay__playout_cap_keeps_only_fully_searched_positions():
+    """Playout-cap randomisation on the scripted game, 60 moves of 4 slots (12 finished
+    games each): the games are the same, a coin per move picks the search, and exactly the
+    finished positions whose search was the full one (one-hot policy) are kept, with
+    their outcomes; the game-length metric still counts every move."""
+    from alphazero_jax.training import train
+
+    game = games.make("tic_tac_toe")
+    script = game.actions_from_text("a1 a2 b1 b2 c1")
+    play = selfplay.make_selfplay(
+        game,
+        _scripted_search(script),
+        policy="puct",
+        batch_size=4,
+        num_moves=60,
+        num_sampling_moves=9,
+        fast_search_fn=_uniform_scripted_search(script),
+        full_search_probability=0.25,
+    )
+    t = jax.tree.map(np.asarray, jax.jit(play)({}, jax.random.key(0)))
+    np.testing.assert_array_equal(t.ended[:, 0], np.arange(1, 61) % 5 == 0)
+    full = t.policy.max(-1) == 1.0  # one-hot: the full search; else uniform 1/9
+    assert (full == full[:, :1]).all()  # one coin per move for every slot
+    assert 5 <= full[:, 0].sum() <= 25  # 60 moves at 1 in 4: 15 expected
+    np.testing.assert_array_equal(t.valid, full)  # the last game ends with move 60
+    outcome = np.tile([1, -1, 1, -1, 1], 12)[:, None]
+    np.testing.assert_array_equal(t.value, np.where(full, outcome, 0))
+    metrics = train._selfplay_metrics(jax.tree.map(jnp.asarray, t))
+    assert float(metrics["game_length"]) == 5.0 and int(metrics["games"]) == 48
+
+
 @functools.cache
 def _tiny_selfplay(policy):
     game = games.make("tic_tac_toe")

@@ -53,6 +53,10 @@ def _assert_same_tree(a, b):
         ({"selfplay.handicap_moves": -1}, r"config\.selfplay\.handicap_moves must be an int >= 0"),
         ({"search.heuristic_weight": 2}, r"config\.search\.heuristic_weight must be a number in"),
         ({"selfplay.root_value_weight": -0.5}, r"config\.selfplay\.root_value_weight must be"),
+        (
+            {"selfplay.full_search_probability": 0.25},
+            r"config\.selfplay\.fast_simulations=0 must be from 1 to below",
+        ),
     ],
 )
 def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, message):
@@ -78,11 +82,13 @@ def test_train__old_configs_get_the_settings_they_were_trained_with():
     del config.search["heuristic_weight"]
     del config.selfplay["handicap_moves"]
     del config.selfplay["root_value_weight"]
+    del config.selfplay["full_search_probability"], config.selfplay["fast_simulations"]
     completed = complete_config(config)
     assert completed.search.discount == 1.0
     assert completed.search.heuristic_weight == 0.0
     assert completed.selfplay.handicap_moves == 0
     assert completed.selfplay.root_value_weight == 0.0
+    assert completed.selfplay.full_search_probability == 1.0
     assert complete_config(_smoke(**{"search.discount": 0.9})).search.discount == 0.9
 
 
@@ -315,12 +321,15 @@ def test_configs__every_preset_is_valid(module, preset):
 
 
 def test_train__self_play_options_train(tmp_path):
-    """bfloat16 inference, handicap moves and root-value targets (each tested on its own
-    elsewhere) compile and train together; one run, to spend one compile."""
+    """bfloat16 inference, handicap moves, root-value targets and playout-cap
+    randomisation (each tested on its own elsewhere) compile and train together; one run,
+    to spend one compile."""
     overrides = {
         "selfplay.inference_dtype": "bfloat16",
         "selfplay.handicap_moves": 2,
         "selfplay.root_value_weight": 0.5,
+        "selfplay.full_search_probability": 0.5,
+        "selfplay.fast_simulations": 2,
     }
     state = train.train_and_evaluate(_smoke(num_iterations=1, **overrides), str(tmp_path))
     assert int(state.iteration) == 1 and int(state.num_positions) > 0

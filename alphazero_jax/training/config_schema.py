@@ -66,6 +66,11 @@ SCHEMA: dict = {
         "inference_dtype": _one_of("float32", "bfloat16"),
         "handicap_moves": _NON_NEGATIVE,
         "root_value_weight": _FRACTION,
+        "full_search_probability": (
+            lambda v: isinstance(v, int | float) and 0 < v <= 1,
+            "a number in (0, 1]",
+        ),
+        "fast_simulations": _NON_NEGATIVE,
     },
     "replay": {"capacity": _POSITIVE, "augment": _BOOL},
     "evaluation": {
@@ -131,6 +136,8 @@ OPTIONAL_KEYS: dict[str, dict] = {
         "inference_dtype": "float32",  # the network's arithmetic in self-play
         "handicap_moves": 0,  # random opening moves of one side; 0: all moves searched
         "root_value_weight": 0.0,  # the search's root value's share of value targets
+        "full_search_probability": 1.0,  # playout-cap randomisation off: every move in full
+        "fast_simulations": 0,  # the cheap search's simulations when it is on
     },
 }
 
@@ -200,6 +207,17 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> N
     except ValueError as error:
         raise ConfigError(f"config.game.settings: {error}") from error
     _check_evaluation(config, game)
+    fast = config.selfplay.fast_simulations
+    if (
+        config.selfplay.full_search_probability < 1
+        and not 1 <= fast < config.search.num_simulations
+    ):
+        raise ConfigError(
+            f"config.selfplay.fast_simulations={fast} must be from 1 to below "
+            f"config.search.num_simulations={config.search.num_simulations} when "
+            f"config.selfplay.full_search_probability="
+            f"{config.selfplay.full_search_probability} < 1 (playout-cap randomisation)."
+        )
     if config.selfplay.num_moves < game.max_num_moves:
         raise ConfigError(
             f"config.selfplay.num_moves={config.selfplay.num_moves} must be at least the "

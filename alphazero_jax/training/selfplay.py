@@ -18,10 +18,18 @@ With ``root_value_weight`` w above 0, a position's value target is ``(1 - w) * o
 w * root value``: the search's value of the position (mctx's root value, mover's view)
 mixed into the game's outcome, which is less noisy than the outcome of one game whose
 later moves were sampled, and bootstraps like a temporal-difference target.
+
+Playout-cap randomisation (Wu (2019), KataGo): with ``fast_search_fn`` given, each move
+is searched in full with probability ``full_search_probability`` and otherwise by the
+cheaper ``fast_search_fn``; only fully searched positions are kept for training (their
+policy targets come from the full search), so a compute budget plays more games, and so
+gets more independent outcomes, for the same number of policy targets. One coin per move
+decides for all B slots, so a move runs one search, not both.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import jax
@@ -79,6 +87,8 @@ def make_selfplay(
     discount: float = 1.0,
     handicap_moves: int = 0,
     root_value_weight: float = 0.0,
+    fast_search_fn: search.SearchFn | None = None,
+    full_search_probability: float = 1.0,
 ) -> Callable[[dict, Array], Trajectory]:
     """Builds ``selfplay(variables, key) -> Trajectory`` of ``[num_moves, batch_size]``.
 
@@ -98,6 +108,11 @@ def make_selfplay(
         the module docstring); 0: every move is the search's.
       root_value_weight: the search's root value's share of the value targets, in [0, 1]
         (see the module docstring); 0: the outcome alone.
+      fast_search_fn: playout-cap randomisation's cheap search (see the module
+        docstring), e.g. ``search_fn``'s settings with fewer simulations; None: every move
+        searched by ``search_fn``.
+      full_search_probability: with ``fast_search_fn``, the chance in (0, 1] that a move is
+        searched in full (and its position kept for training).
 
     Returns:
       The self-play function; the caller jits it.
@@ -112,6 +127,10 @@ def make_selfplay(
         raise ValueError(f"handicap_moves must be >= 0, got {handicap_moves}.")
     if not 0 <= root_value_weight <= 1:
         raise ValueError(f"root_value_weight must be in [0, 1], got {root_value_weight}.")
+    if not 0 < full_search_probability <= 1:
+        raise ValueError(
+            f"full_search_probability must be in (0, 1], got {full_search_probability}."
+        )
 
     def new_games(key: Array) -> tuple[State, Array, Array]:
         """B new games, each with its handicapped side and its number of random moves."""
@@ -121,12 +140,27 @@ def make_selfplay(
         moves = jax.random.randint(moves_key, (batch_size,), 0, handicap_moves + 1, jnp.int32)
         return states, side, moves
 
+    def searched(fn, variables, search_key, choice_key, states):
+        """The move, policy target and (if used) root value of ``fn``'s search."""
+        output = fn(variables, search_key, states)
+        sampling = states.num_moves < num_sampling_moves
+        action = search.choose_action(output, choice_key, policy=policy, sample=sampling)
+        root_value = search.root_value(output) if root_value_weight else None
+        return action, output.action_weights, root_value
+
     def move(variables: dict, games: tuple[State, Array, Array], key: Array):
         states, side, moves = games
         search_key, choice_key, random_key, reset_key = jax.random.split(key, 4)
-        output = search_fn(variables, search_key, states)
-        sampling = states.num_moves < num_sampling_moves
-        action = search.choose_action(output, choice_key, policy=policy, sample=sampling)
+        keys = (variables, search_key, choice_key, states)
+        if fast_search_fn is None:
+            full = jnp.bool_(True)
+            action, weights, root_value = searched(search_fn, *keys)
+        else:  # the searches' trees differ in size: cond returns only what is recorded
+            full = jax.random.bernoulli(jax.random.fold_in(key, 1), full_search_probability)
+            full_search = functools.partial(searched, search_fn)
+            action, weights, root_value = jax.lax.cond(
+                full, full_search, functools.partial(searched, fast_search_fn), *keys
+            )
         legal = jax.vmap(game.legal_action_mask)(states)
         if handicap_moves:  # the side's first `moves` moves fall in the first 2 * moves plies
             at_random = (states.current_player == side) & (states.num_moves < 2 * moves)
@@ -135,11 +169,12 @@ def make_selfplay(
         record = (
             jax.vmap(game.observe)(states),
             legal,
-            output.action_weights,
+            weights,
             states.current_player,
             moved.terminal,
             moved.rewards[:, 0],
-            search.root_value(output) if root_value_weight else None,
+            root_value,
+            full,
         )
         restarted = jax.tree.map(
             lambda fresh, old: jnp.where(
@@ -154,11 +189,12 @@ def make_selfplay(
         init_key, moves_key = jax.random.split(key)
         keys = jax.random.split(moves_key, num_moves)
         _, records = jax.lax.scan(lambda s, k: move(variables, s, k), new_games(init_key), keys)
-        observation, legal, policy_target, player, ended, outcome, root_value = records
+        observation, legal, policy_target, player, ended, outcome, root_value, full = records
         value, valid = episode_targets(ended, outcome, player, discount=discount)
+        valid = valid & full[:, None]  # fast-searched positions are not trained on
         if root_value_weight:
-            mixed = (1 - root_value_weight) * value + root_value_weight * root_value
-            value = jnp.where(valid, mixed, 0.0)
+            value = (1 - root_value_weight) * value + root_value_weight * root_value
+        value = jnp.where(valid, value, 0.0)
         return Trajectory(
             observation=observation,
             legal_action_mask=legal,

@@ -75,6 +75,10 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
             game, compute_dtype=config.selfplay.inference_dtype, **config.network
         )
     search_fn = search.make_search(game, apply_fn, **config.search)
+    fast_search_fn = None
+    if config.selfplay.full_search_probability < 1:
+        settings = dict(config.search, num_simulations=config.selfplay.fast_simulations)
+        fast_search_fn = search.make_search(game, apply_fn, **settings)
     play = selfplay.make_selfplay(
         game,
         search_fn,
@@ -85,6 +89,8 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
         discount=config.search.discount,
         handicap_moves=config.selfplay.handicap_moves,
         root_value_weight=config.selfplay.root_value_weight,
+        fast_search_fn=fast_search_fn,
+        full_search_probability=config.selfplay.full_search_probability,
     )
     return selfplay.shard(play, mesh, _BATCH_AXIS)
 
@@ -154,11 +160,13 @@ def _selfplay_metrics(trajectory) -> dict[str, Array]:
     """Statistics of the games that ended: length, first player's wins, draws."""
     ended = trajectory.ended
     num_games = jnp.maximum(ended.sum(), 1)
+    # A position's game finished if a game ends at or after it in its slot.
+    finished = jnp.flip(jnp.cumsum(jnp.flip(ended, 0), 0), 0) > 0
     # At a game's last position the mover's result, seen from the first player.
     first_player = jnp.where(trajectory.player == 0, trajectory.value, -trajectory.value)
     return {
         "games": ended.sum(),
-        "game_length": trajectory.valid.sum() / num_games,
+        "game_length": finished.sum() / num_games,
         "first_player_wins": ((first_player > 0) & ended).sum() / num_games,
         "draws": ((first_player == 0) & ended).sum() / num_games,
     }

@@ -52,6 +52,8 @@ def base_config() -> ml_collections.ConfigDict:
     # handicap_moves n: one side of each game plays its first 0..n moves at random, which
     # puts positions the network's own play never reaches into the replay buffer.
     # root_value_weight w: value targets are (1 - w) * outcome + w * the search's root value.
+    # full_search_probability p < 1: playout-cap randomisation (Wu (2019)): a move is
+    # searched in full with chance p and kept for training, else with fast_simulations.
     config.selfplay = ml_collections.ConfigDict(
         {
             "batch_size": 64,
@@ -60,6 +62,8 @@ def base_config() -> ml_collections.ConfigDict:
             "inference_dtype": "float32",
             "handicap_moves": 0,
             "root_value_weight": 0.0,
+            "full_search_probability": 1.0,
+            "fast_simulations": 0,
         }
     )
     config.replay = ml_collections.ConfigDict({"capacity": 30_000, "augment": True})

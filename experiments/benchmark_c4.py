@@ -1,12 +1,13 @@
-r"""Connect Four agents against perfect play: mistake rates on Pascal Pons' six sets.
+r"""Connect Four agents against perfect play: mistake rates on the perfect-play sets.
 
     python -m experiments.benchmark_c4 --agents=random,greedy,minimax:4,az:runs/connect_four
     python -m experiments.benchmark_c4 --run=runs/connect_four      # every saved checkpoint
 
-A move is a mistake when another legal move has a strictly better game-theoretic outcome
-(win > draw > loss); the labels are our solver's, shipped with the package
-(``alphazero_jax/evaluation/perfect_play.py``). For each agent and set it prints the mistake rate
-with its 95% Wilson interval, and for ``az:`` agents the value head's win/draw/loss
+The sets are ``solvers.benchmark_sets.SETS``, all seven by default: Pascal Pons' six and
+Random-Play. A move is a mistake when another legal move has a strictly better
+game-theoretic outcome (win > draw > loss); the labels are our solver's, shipped with the
+package (``alphazero_jax/evaluation/perfect_play.py``). For each agent and set it prints
+the mistake rate with its 95% Wilson interval, and for ``az:`` agents the value head's win/draw/loss
 accuracy; the table goes to ``--output`` as Markdown and JSON.
 
 ``--run`` judges each saved checkpoint of a run (its search, or ``--simulations``) and
@@ -27,7 +28,7 @@ from experiments import host_devices  # noqa: F401  (first: before JAX starts)
 _AGENTS = flags.DEFINE_list("agents", ["random", "greedy", "minimax:4"], "Agent specs.")
 _RUN = flags.DEFINE_string("run", None, "Judge every saved checkpoint of this run instead.")
 _SIMULATIONS = flags.DEFINE_integer("simulations", -1, "--run: simulations (-1: the run's).")
-_SETS = flags.DEFINE_list("sets", None, "Pons sets (default: all six).")
+_SETS = flags.DEFINE_list("sets", None, "Sets (default: all of benchmark_sets.SETS).")
 _POSITIONS = flags.DEFINE_integer("positions", 0, "The first N positions of each set (0: all).")
 _BATCH = flags.DEFINE_integer("batch_size", 250, "Positions per call of an agent.")
 _SEED = flags.DEFINE_integer("seed", 0, "Randomness of the agents (ties, search).")
@@ -40,12 +41,13 @@ CHECKPOINTS_PLOT = "perfect_play_checkpoints.png"
 
 def _labels():
     from alphazero_jax.evaluation import perfect_play
-    from alphazero_jax.solvers import pons
+    from alphazero_jax.solvers import benchmark_sets
 
-    names = _SETS.value or list(pons.SETS)
-    unknown = [name for name in names if name not in pons.SETS]
+    known = list(benchmark_sets.SETS)
+    names = _SETS.value or known
+    unknown = [name for name in names if name not in known]
     if unknown:
-        raise app.UsageError(f"--sets: unknown {unknown}; expected some of {list(pons.SETS)}.")
+        raise app.UsageError(f"--sets: unknown {unknown}; expected some of {known}.")
     labels = [perfect_play.load_labels(name) for name in names]
     return (
         [set_labels.take(_POSITIONS.value) for set_labels in labels] if _POSITIONS.value else labels

@@ -1,5 +1,6 @@
 """Evaluation helpers for the proof scripts: a trained network's moves (greedy search or raw
-policy), its results against a random player, and its value accuracy on Pons' sets."""
+policy), its results against a random player, and its value accuracy on the perfect-play
+sets (``benchmark_sets.SETS``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 
 from alphazero_jax import agents, games, networks
 from alphazero_jax.evaluation import arena, perfect_play
-from alphazero_jax.solvers import pons
+from alphazero_jax.solvers import benchmark_sets
 from alphazero_jax.types import Agent
 
 
@@ -65,14 +66,15 @@ def play_against(
     }
 
 
-def pons_value_accuracy(run, set_name: str) -> dict[str, float]:
-    """The value head against the exact outcome (the sign of Pons' score) of each position.
+def value_accuracy(run, set_name: str) -> dict[str, float]:
+    """The value head against the exact outcome (the sign of the score) of each position of
+    a set of ``benchmark_sets.SETS``.
 
     ``three_way``: win/draw/loss read as the learner's ``value_sign_accuracy`` does
     (``networks.outcome_label``); ``decisive_sign``: the sign of the value on the positions
     that are not draws.
     """
-    positions = pons.load(set_name)
+    positions = benchmark_sets.load(set_name)
     game = run.game
     states = games.replay_batch(game, [game.actions_from_text(p.moves) for p in positions])
     value = np.asarray(perfect_play.make_value_fn(game, run.apply_fn)(run.variables, states))

@@ -1,13 +1,17 @@
-r"""Computes the per-move labels of Pascal Pons' Connect Four sets with our exact solver.
+r"""Computes the per-move labels of the perfect-play sets with our exact solver.
 
-    python -m experiments.label_pons                       # all six sets, as shipped
+    python -m experiments.label_pons                       # every set, as shipped
     python -m experiments.label_pons --sets=Test_L2_R2 --check
+
+The sets are those of ``solvers.benchmark_sets.SETS``: Pascal Pons' six and Random-Play
+(``experiments/random_play_set.py`` makes its positions, then labels them with this code).
 
 For each position of a set, every column gets the game-theoretic outcome of playing it,
 for the side to move: ``W`` (win), ``D`` (draw), ``L`` (loss) or ``.`` (full column), from
-``solvers.connect_four.move_scores(moves, weak=True)``. Each line of
-``alphazero_jax/data/pons/<set>.labels`` is ``<moves> <labels>``, e.g. ``4453 LLDWDL.``,
-in the set's order. These labels are what ``alphazero_jax.evaluation.perfect_play`` judges moves by.
+``solvers.connect_four.move_scores(moves, weak=True)``. Each line of ``<set>.labels``,
+beside the set's positions (``alphazero_jax/data/pons/`` for Pons' sets), is
+``<moves> <labels>``, e.g. ``4453 LLDWDL.``, in the set's order. These labels are what
+``alphazero_jax.evaluation.perfect_play`` judges moves by.
 
 Begin-Hard (Test_L1_R3) takes seconds to minutes per position (and far longer for the
 positions 1 to 3 plies from the start), so only its first ``--limit_hard`` positions (300)
@@ -21,10 +25,11 @@ from __future__ import annotations
 
 import pathlib
 import time
+from collections.abc import Callable, Sequence
 
 from absl import app, flags
 
-_SETS = flags.DEFINE_list("sets", None, "Pons sets to label (default: all six).")
+_SETS = flags.DEFINE_list("sets", None, "Sets to label (default: all of benchmark_sets.SETS).")
 _LIMIT_HARD = flags.DEFINE_integer("limit_hard", 300, "Positions of Test_L1_R3 to label.")
 _MIN_PLIES_HARD = flags.DEFINE_integer(
     "min_plies_hard", 4, "Test_L1_R3: label only positions with at least this many plies."
@@ -44,9 +49,9 @@ def label(moves: str) -> str:
 
 def _selected(set_name: str) -> list[str]:
     """The move strings of the positions to label, in the set's order."""
-    from alphazero_jax.solvers import pons
+    from alphazero_jax.solvers import benchmark_sets
 
-    moves = [p.moves for p in pons.load(set_name)]
+    moves = [p.moves for p in benchmark_sets.load(set_name)]
     if set_name == _HARD:
         moves = [m for m in moves if len(m) >= _MIN_PLIES_HARD.value][: _LIMIT_HARD.value]
     return moves
@@ -59,30 +64,54 @@ def _existing(path: pathlib.Path) -> list[str]:
     return path.read_text().split("\n")[:-1]  # after the last newline: empty or incomplete
 
 
-def _label_set(set_name: str) -> None:
-    from alphazero_jax.evaluation import perfect_play
-    from alphazero_jax.solvers import pons
+def append_lines(
+    path: pathlib.Path, keys: Sequence[str], line_fn: Callable[[str], str], *, name: str
+) -> None:
+    """Writes ``<key> <line_fn(key)>`` for each key, one flushed line at a time, resuming.
 
-    path = perfect_play.labels_path(set_name)
-    selected = _selected(set_name)
+    The lines already in ``path`` must start with a prefix of ``keys`` (a last line cut
+    short by an interruption is dropped); only the missing lines are computed, so an
+    interrupted run picks up where it stopped. Prints progress every 50 lines and the time.
+
+    Args:
+      path: the file to write.
+      keys: the first field of each line, in order (move strings).
+      line_fn: the rest of a line from its key, e.g. ``label``.
+      name: what the progress lines call the file.
+
+    Raises:
+      ValueError: ``path`` holds lines that are not those of a prefix of ``keys``.
+    """
     done = _existing(path)
-    if [line.split()[0] for line in done] != selected[: len(done)]:
-        raise app.UsageError(f"{path} does not hold a prefix of the selected positions.")
+    if [line.split()[0] for line in done] != list(keys[: len(done)]):
+        raise ValueError(
+            f"{path} holds {len(done)} lines that are not those of the first {len(done)} "
+            f"positions to write; expected a prefix of them (delete the file to start again)."
+        )
     path.write_text("".join(line + "\n" for line in done))  # drops an incomplete line
     start = time.perf_counter()
     with path.open("a") as out:
-        for number in range(len(done), len(selected)):
-            out.write(f"{selected[number]} {label(selected[number])}\n")
+        for number in range(len(done), len(keys)):
+            out.write(f"{keys[number]} {line_fn(keys[number])}\n")
             out.flush()
             if (number + 1) % 50 == 0:
                 seconds = time.perf_counter() - start
-                print(f"{set_name}: {number + 1}/{len(selected)}, {seconds:.0f} s", flush=True)
+                print(f"{name}: {number + 1}/{len(keys)}, {seconds:.0f} s", flush=True)
     seconds = time.perf_counter() - start
-    count = len(selected) - len(done)
-    print(f"{set_name} ({pons.SETS[set_name]}): {count} labelled in {seconds:.1f} s")
+    print(f"{name}: {len(keys) - len(done)} lines written in {seconds:.1f} s", flush=True)
 
 
-def _check_set(set_name: str) -> bool:
+def label_set(set_name: str) -> None:
+    """Writes (or completes) the shipped labels of a set of ``benchmark_sets.SETS``."""
+    from alphazero_jax.evaluation import perfect_play
+    from alphazero_jax.solvers import benchmark_sets
+
+    name = f"{set_name} ({benchmark_sets.SETS[set_name]}) labels"
+    append_lines(perfect_play.labels_path(set_name), _selected(set_name), label, name=name)
+
+
+def check_labels(set_name: str) -> bool:
+    """Recomputes a set's shipped labels; prints and returns whether all agree."""
     from alphazero_jax.evaluation import perfect_play
 
     stored = perfect_play.load_labels(set_name)  # also checks the best move against the score
@@ -102,16 +131,17 @@ def _check_set(set_name: str) -> bool:
 def main(argv: list[str]) -> int:
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    from alphazero_jax.solvers import pons
+    from alphazero_jax.solvers import benchmark_sets
 
-    sets = _SETS.value or list(pons.SETS)
-    unknown = [name for name in sets if name not in pons.SETS]
+    known = list(benchmark_sets.SETS)
+    sets = _SETS.value or known
+    unknown = [name for name in sets if name not in known]
     if unknown:
-        raise app.UsageError(f"--sets: unknown {unknown}; expected some of {list(pons.SETS)}.")
+        raise app.UsageError(f"--sets: unknown {unknown}; expected some of {known}.")
     if _CHECK.value:
-        return 0 if all([_check_set(name) for name in sets]) else 1
+        return 0 if all([check_labels(name) for name in sets]) else 1
     for name in sets:
-        _label_set(name)
+        label_set(name)
     return 0
 
 

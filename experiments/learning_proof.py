@@ -10,8 +10,9 @@ checks the agent's move in each of the 4,520 reachable positions that are not ov
 a perfect minimax oracle, with search and with the raw policy (argmax of the legal logits).
 
 ``connect_four`` evaluates a trained run: its win rate against a uniformly random player
-(half the games as first player) and its value head's win/draw/loss accuracy on Pascal Pons'
-six benchmark sets, whose exact scores give the labels.
+(half the games as first player) and its value head's win/draw/loss accuracy on the
+perfect-play sets (``benchmark_sets.SETS``: Pascal Pons' six and Random-Play), whose exact
+scores give the labels.
 
 ``othello`` evaluates a trained run against seed 002's players: random, its greedy player
 (``greedy:flips``) and alpha-beta on its heuristic at depths 2 to 4, ``--games`` each with
@@ -86,7 +87,7 @@ def _connect_four() -> None:
     import jax
 
     from alphazero_jax import runs
-    from alphazero_jax.solvers import pons
+    from alphazero_jax.solvers import benchmark_sets
     from experiments import evaluation
 
     run = runs.restore_network(_WORKDIR.value)
@@ -98,9 +99,9 @@ def _connect_four() -> None:
         f"games, half as first player): won {result['win']:.1%}, drew {result['draw']:.1%}, "
         f"lost {result['loss']:.1%}"
     )
-    print(f"{'Pons set':<28} {'W/D/L accuracy':>15} {'sign on decisive':>17}")
-    for set_name, label in pons.SETS.items():
-        accuracy = evaluation.pons_value_accuracy(run, set_name)
+    print(f"{'Set':<28} {'W/D/L accuracy':>15} {'sign on decisive':>17}")
+    for set_name, label in benchmark_sets.SETS.items():
+        accuracy = evaluation.value_accuracy(run, set_name)
         print(
             f"{set_name + ' (' + label + ')':<28} {accuracy['three_way']:>15.1%} "
             f"{accuracy['decisive_sign']:>17.1%}"

@@ -69,7 +69,7 @@ def test_set_result__rate_and_wilson_interval_by_hand():
         (["1 WDL"], "expected '<moves> <7 characters"),
         (["1 WDLxWDL"], "expected '<moves> <7 characters"),
         (["44 WWWWWWW"], "44 is not in Test_L3_R1"),
-        (["2 WLLLLLL"], "best move of 2 is a win, but its published score 0 says draw"),
+        (["2 WLLLLLL"], "best move of 2 is a win, but Test_L3_R1 scores the position 0, a draw"),
     ],
 )
 def test_parse_labels__rejects_bad_lines(lines, message):
@@ -162,13 +162,15 @@ def test_benchmark_c4__prints_and_writes_the_table(tmp_path):
         "-m",
         "experiments.benchmark_c4",
         "--agents=random,solver",
-        "--sets=Test_L3_R1",
+        "--sets=Test_L3_R1,Random_Play",
         "--positions=20",
         f"--output={tmp_path}",
     ]
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "| solver | 0.0% [0.0%, 16.1%] |" in done.stdout  # Wilson upper bound for 0/20
+    assert "| agent | End-Easy (20) | Random-Play (20) |" in done.stdout
+    # Wilson upper bound for 0/20, on both sets.
+    assert "| solver | 0.0% [0.0%, 16.1%] | 0.0% [0.0%, 16.1%] |" in done.stdout
     with open(tmp_path / "mistakes.json") as file:
         records = json.load(file)
     assert records["solver"][0]["mistakes"] == 0 and records["random"][0]["positions"] == 20
@@ -194,7 +196,7 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
     with open(os.path.join(workdir, "elo.json")) as file:
         (record,) = json.load(file)["history"]
     judged = record["perfect_play"]
-    assert list(judged) == ["Test_L3_R1", "Test_L2_R2"]
+    assert list(judged) == ["Test_L3_R1", "Test_L2_R2", "Random_Play"]  # the default sets
     for result in judged.values():
         assert result["positions"] == 10 and 0 <= result["mistakes"] <= 10
         assert 0 <= result["value_accuracy"] <= 1
@@ -222,8 +224,14 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
 @pytest.mark.parametrize(
     ("game", "sets", "every", "message"),
     [
-        ("tic_tac_toe", ("Test_L3_R1",), 2, "Pons' sets are 6x7 Connect Four"),
-        ("connect_four", ("Test_L9",), 2, "perfect_play_sets must be a non-empty list"),
+        ("tic_tac_toe", ("Test_L3_R1",), 2, "perfect-play sets are 6x7 Connect Four"),
+        (
+            "connect_four",
+            ("Test_L9",),
+            2,
+            r"perfect_play_sets must be a non-empty list of perfect-play sets from "
+            r"\('Test_L3_R1', .*'Random_Play'\), got \('Test_L9',\)",
+        ),
     ],
 )
 def test_training__bad_perfect_play_settings_fail_before_training(
@@ -258,6 +266,21 @@ def test_training__configs_written_before_perfect_play_keep_it_off():
     del config["evaluation"]["perfect_play_positions"], config["evaluation"]["perfect_play_sets"]
     components = train.build(ml_collections.ConfigDict(config))
     assert components.evaluator.perfect_play == () and components.evaluator.value_fn is None
+
+
+def test_append_lines__resumes_after_an_interruption_and_refuses_other_lines(tmp_path):
+    path = tmp_path / "set.labels"
+    path.write_text("1 a\n2 b\n3 c")  # the last line was cut short
+    computed = []
+
+    def line_fn(key):
+        computed.append(key)
+        return key * 2
+
+    label_pons.append_lines(path, ["1", "2", "3", "4"], line_fn, name="set")
+    assert path.read_text() == "1 a\n2 b\n3 33\n4 44\n" and computed == ["3", "4"]
+    with pytest.raises(ValueError, match="not those of the first 4 positions to write"):
+        label_pons.append_lines(path, ["9", "2", "3", "4"], line_fn, name="set")
 
 
 def test_label_pons__check_recomputes_a_shipped_set():

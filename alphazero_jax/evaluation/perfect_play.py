@@ -1,14 +1,16 @@
-"""Judging Connect Four agents against perfect play on Pascal Pons' benchmark sets.
+"""Judging Connect Four agents against perfect play on Pascal Pons' benchmark sets and ours.
 
 Connect Four is solved, so a move can be graded exactly: it is a **mistake** when some
 other legal move has a strictly better game-theoretic outcome (win > draw > loss). The
 **mistake rate** of an agent on a set is the fraction of its positions where the agent's
-move is a mistake; AlphaZero.jl reports the same measure on the same six sets. The
+move is a mistake; AlphaZero.jl reports the same measure on Pons' six sets. The
 **value accuracy** of a network is the fraction of positions whose win/draw/loss it reads
 right from its value head (``networks.outcome_label``: draw within 1/3 of zero).
 
-The per-move outcomes come from our solver (``solvers.connect_four``) and are shipped as
-``alphazero_jax/data/pons/<set>.labels``, one line ``<moves> <labels>`` per position in
+The sets are those of ``solvers.benchmark_sets.SETS``: Pons' six and Random-Play (1000
+positions reached by random play). The per-move outcomes come from our solver
+(``solvers.connect_four``) and are shipped beside each set's positions as
+``alphazero_jax/data/<folder>/<set>.labels``, one line ``<moves> <labels>`` per position in
 the set's order, e.g. ``4453 LLDWDL.``: one character per column for the side to move,
 ``W``, ``D`` or ``L`` for the outcome of playing it and ``.`` for a full column.
 ``python -m experiments.label_pons`` regenerates them. Begin-Hard (``Test_L1_R3``) is
@@ -20,7 +22,6 @@ from __future__ import annotations
 import functools
 import pathlib
 from collections.abc import Callable, Sequence
-from importlib import resources
 from typing import NamedTuple
 
 import jax
@@ -29,7 +30,7 @@ import numpy as np
 
 from alphazero_jax import games, networks
 from alphazero_jax.evaluation import elo
-from alphazero_jax.solvers import pons
+from alphazero_jax.solvers import benchmark_sets, pons
 from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
 
 ROWS, COLS = 6, 7
@@ -38,12 +39,13 @@ _WORDS = {1: "win", 0: "draw", -1: "loss"}
 
 
 class Labels(NamedTuple):
-    """The labelled positions of one Pons set.
+    """The labelled positions of one set of ``benchmark_sets.SETS``.
 
     Attributes:
       set_name: the file name, e.g. ``"Test_L2_R2"``.
-      moves: Pons' move string of each position.
-      scores: int32[N], Pons' exact score of each position (side to move).
+      moves: the move string of each position, in Pons' notation.
+      scores: int32[N], the exact score of each position (side to move), from its
+        positions file.
       outcomes: int8[N, 7], the outcome of each column for the side to move: 1 win,
         0 draw, -1 loss, -2 full column.
     """
@@ -55,8 +57,8 @@ class Labels(NamedTuple):
 
     @property
     def title(self) -> str:
-        """Pons' name of the set, e.g. ``"Middle-Medium"``."""
-        return pons.SETS[self.set_name]
+        """The set's title, e.g. ``"Middle-Medium"``."""
+        return benchmark_sets.SETS[self.set_name]
 
     @property
     def legal(self) -> np.ndarray:
@@ -74,10 +76,9 @@ class Labels(NamedTuple):
 
 
 def labels_path(set_name: str) -> pathlib.Path:
-    """Where the per-move labels of a Pons set live in the package."""
-    pons.check_set(set_name)
-    folder = resources.files("alphazero_jax").joinpath("data", "pons")
-    return pathlib.Path(str(folder)) / f"{set_name}.labels"
+    """Where the per-move labels of a set live in the package: beside its positions."""
+    positions = benchmark_sets.path(set_name)
+    return positions.with_name(f"{positions.name}.labels")
 
 
 def parse_labels(set_name: str, positions: Sequence[pons.Position], lines: Sequence[str]) -> Labels:
@@ -85,9 +86,9 @@ def parse_labels(set_name: str, positions: Sequence[pons.Position], lines: Seque
 
     Raises:
       ValueError: a malformed line, a position that is not in the set, or a line whose
-        best outcome disagrees with the sign of the position's published score.
+        best outcome disagrees with the sign of the position's score in the set.
     """
-    published = {p.moves: p.score for p in positions}
+    set_scores = {p.moves: p.score for p in positions}
     moves, scores = [], []
     outcomes = np.zeros((len(lines), COLS), np.int8)
     for number, line in enumerate(lines):
@@ -97,27 +98,28 @@ def parse_labels(set_name: str, positions: Sequence[pons.Position], lines: Seque
             raise ValueError(
                 f"{where}: expected '<moves> <{COLS} characters from WDL.>', got {line!r}."
             )
-        if fields[0] not in published:
+        if fields[0] not in set_scores:
             raise ValueError(f"{where}: the position {fields[0]} is not in {set_name}.")
         outcomes[number] = [_OUTCOMES[char] for char in fields[1]]
-        best, expected = outcomes[number].max(), np.sign(published[fields[0]])
+        best, expected = outcomes[number].max(), np.sign(set_scores[fields[0]])
         if best != expected:
             raise ValueError(
                 f"{where}: the best move of {fields[0]} is a "
-                f"{_WORDS.get(int(best), 'full column')}, but its published score "
-                f"{published[fields[0]]} says {_WORDS[int(expected)]}; regenerate the labels."
+                f"{_WORDS.get(int(best), 'full column')}, but {set_name} scores the position "
+                f"{set_scores[fields[0]]}, a {_WORDS[int(expected)]}; regenerate the labels."
             )
         moves.append(fields[0])
-        scores.append(published[fields[0]])
+        scores.append(set_scores[fields[0]])
     return Labels(set_name, tuple(moves), np.array(scores, np.int32), outcomes)
 
 
 def load_labels(set_name: str) -> Labels:
-    """The shipped labels of a Pons set, e.g. ``load_labels("Test_L2_R2")``."""
+    """The shipped labels of a set, e.g. ``load_labels("Test_L2_R2")``; see
+    ``benchmark_sets.SETS``."""
     path = labels_path(set_name)
     if not path.exists():
         raise ValueError(f"No labels for {set_name} at {path}; run experiments.label_pons.")
-    return parse_labels(set_name, pons.load(set_name), path.read_text().splitlines())
+    return parse_labels(set_name, benchmark_sets.load(set_name), path.read_text().splitlines())
 
 
 def mistakes(labels: Labels, actions: np.ndarray) -> np.ndarray:
@@ -150,7 +152,7 @@ class SetResult(NamedTuple):
 
     @property
     def title(self) -> str:
-        return pons.SETS[self.set_name]
+        return benchmark_sets.SETS[self.set_name]
 
     @property
     def mistake_rate(self) -> float:
@@ -182,11 +184,12 @@ class SetResult(NamedTuple):
 
 
 def check_game(game: Game) -> None:
-    """Raises unless ``game`` is the 6x7 connect-4 game of Pons' sets."""
+    """Raises unless ``game`` is the 6x7 connect-4 game of the benchmark's sets."""
     expected = (("rows", ROWS), ("cols", COLS), ("connect", 4))
     if game.name != "connect_four" or tuple(game.settings) != expected:
         raise ValueError(
-            f"Pons' sets are 6x7 Connect Four (connect 4); got {game.name} {dict(game.settings)}."
+            f"The perfect-play sets are 6x7 Connect Four (connect 4); got {game.name} "
+            f"{dict(game.settings)}."
         )
 
 

@@ -138,7 +138,7 @@ def plot_elo_history(records: Sequence[Mapping], path: str | None, *, title: str
 
 
 def plot_mistake_rates(records: Sequence[Mapping], path: str | None, *, title: str = "") -> Figure:
-    """Mistake rate against perfect play by iteration, one line per Pons set, with the
+    """Mistake rate against perfect play by iteration, one line per set, with the
     95% (Wilson) interval as a band; and the value accuracy when the records have it.
 
     Args:

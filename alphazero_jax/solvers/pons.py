@@ -4,6 +4,9 @@ Shipped in ``alphazero_jax/data/pons/`` (provenance and format in its README). A
 from the side to move under perfect play: positive wins (22 minus the winner's stone count
 at the end), 0 draws, negative loses; after the best move the opponent's score is the
 negation.
+
+The perfect-play benchmark reads its sets, these six and the project's own, from one
+registry: ``benchmark_sets.SETS``.
 """
 
 from __future__ import annotations
@@ -34,9 +37,20 @@ def check_set(set_name: str) -> None:
 
 
 def load(set_name: str) -> list[Position]:
-    """The positions of one set, e.g. ``load("Test_L2_R2")``; see ``SETS``."""
+    """The positions of one of Pons' sets, e.g. ``load("Test_L2_R2")``; see ``SETS``
+    (``benchmark_sets.load`` reads these and the project's own sets)."""
     check_set(set_name)
-    text = resources.files("alphazero_jax").joinpath("data", "pons", set_name).read_text()
+    return parse(
+        set_name, resources.files("alphazero_jax").joinpath("data", "pons", set_name).read_text()
+    )
+
+
+def parse(set_name: str, text: str) -> list[Position]:
+    """The positions of a set file's ``text``, one ``<moves> <score>`` line each.
+
+    Raises:
+      ValueError: a line that is not ``<moves> <score>``, named by ``set_name`` and number.
+    """
     positions = []
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()

@@ -12,7 +12,7 @@ import ml_collections
 
 from alphazero_jax import agents, games
 from alphazero_jax.evaluation import perfect_play
-from alphazero_jax.solvers import pons
+from alphazero_jax.solvers import benchmark_sets
 
 _POSITIVE = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "an int >= 1")
 _NON_NEGATIVE = (lambda v: isinstance(v, int) and v >= 0, "an int >= 0")
@@ -114,9 +114,10 @@ OPTIONAL_SECTIONS: dict[str, dict] = {
         "simulations": -1,  # the network's simulations per move; -1: search's, 0: raw policy
         "opening_moves": 2,  # random plies opening each game (varies noise-free games)
         # Connect Four 6x7: mistake rates against perfect play on the first positions of
-        # these Pons sets at each evaluation (alphazero_jax/evaluation/perfect_play.py); 0: off.
+        # these sets (benchmark_sets.SETS: End-Easy, Middle-Medium, Random-Play) at each
+        # evaluation (alphazero_jax/evaluation/perfect_play.py); 0: off.
         "perfect_play_positions": 0,
-        "perfect_play_sets": ("Test_L3_R1", "Test_L2_R2"),
+        "perfect_play_sets": ("Test_L3_R1", "Test_L2_R2", benchmark_sets.RANDOM_PLAY),
     },
     "gating": {
         "rule": "none",  # "none", "win_ratio" (e.g. 1.3) or "score" (e.g. 0.55)
@@ -255,10 +256,10 @@ def _check_perfect_play(settings: ml_collections.ConfigDict, game) -> None:
     if not settings.perfect_play_positions or not settings.every:
         return  # off, or evaluation is off altogether
     sets = settings.perfect_play_sets
-    if isinstance(sets, str) or not sets or any(name not in pons.SETS for name in sets):
+    if isinstance(sets, str) or not sets or any(name not in benchmark_sets.SETS for name in sets):
         raise ConfigError(
-            f"config.evaluation.perfect_play_sets must be a non-empty list of Pons sets from "
-            f"{tuple(pons.SETS)}, got {sets!r}."
+            f"config.evaluation.perfect_play_sets must be a non-empty list of perfect-play sets "
+            f"from {tuple(benchmark_sets.SETS)}, got {sets!r}."
         )
     try:
         perfect_play.check_game(game)

@@ -75,7 +75,7 @@ def make_evaluator(
       anchor: the baseline rated 0.
       opening_moves: random plies opening every game (``arena.play``), which varies the
         games of a noise-free network.
-      perfect_play_sets: Pons sets (6x7 Connect Four only) on which
+      perfect_play_sets: sets of ``benchmark_sets.SETS`` (6x7 Connect Four only) on which
         ``judge_perfect_play`` grades the network against perfect play.
       perfect_play_positions: the first positions of each set used (0: none).
     """

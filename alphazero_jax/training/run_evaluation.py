@@ -5,7 +5,7 @@ last few evaluated networks (opponents for the next evaluations) and, with gatin
 network self-play uses. Its JSON part goes into each checkpoint's metadata and into
 ``elo.json``; its networks go into the checkpoint's ``evaluation`` item, so that a resumed
 run evaluates and gates exactly as an uninterrupted one. Each evaluation also redraws
-``elo.png`` (and ``perfect_play.png`` when it judges the network on Pons' sets).
+``elo.png`` (and ``perfect_play.png`` when it judges the network against perfect play).
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ class RunEvaluation:
             plots.plot_mistake_rates(
                 self.history,
                 os.path.join(self._workdir, PERFECT_PLAY_PLOT),
-                title="Connect Four: mistakes against perfect play (Pons' sets)",
+                title="Connect Four: mistakes against perfect play",
             )
 
     def _title(self) -> str:

@@ -42,7 +42,7 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
             every=30,
             games=64,
             opponents=("random", "greedy", "minimax:2", "minimax:4"),
-            perfect_play_positions=500,  # of End-Easy and Middle-Medium: mistake rates
+            perfect_play_positions=500,  # of End-Easy, Middle-Medium, Random-Play
         )
     elif preset == "cpu":  # about an hour on a 2-core CPU
         config.num_iterations = 240
@@ -51,7 +51,7 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config.selfplay.update(batch_size=64, num_moves=84)
         config.replay.capacity = 60_000
         config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
-        # random, greedy, minimax:2; and mistake rates on 100 + 100 of Pons' positions
+        # random, greedy, minimax:2; mistake rates on 100 of End-Easy, Middle-Medium, Random-Play
         config.evaluation.update(every=20, games=64, perfect_play_positions=100)
     elif preset == "smoke":
         config = base.smoke(config)

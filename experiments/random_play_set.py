@@ -1,0 +1,137 @@
+r"""Generates the Random-Play set: 1000 Connect Four positions reached by random play.
+
+    python -m experiments.random_play_set           # positions and scores, then labels
+    python -m experiments.random_play_set --check   # regenerates the moves and labels
+
+The rule, on the 6x7 connect-4 board, with ``numpy.random.default_rng(0)`` as the only
+source of randomness, drawn in this order:
+
+1. Draw a target ply count ``rng.integers(10, 31)``: uniform on 10..30.
+2. From the empty board, play that many moves, each ``legal[rng.integers(len(legal))]``
+   with ``legal`` the columns that have room, in increasing order.
+3. Reject the attempt and go back to 1 if a move makes four in a line on the way, if the
+   side to move can then make four at once, or if the same board (the same stones,
+   however reached) is already in the set.
+4. Keep the position; stop at 1000, in the order they were kept.
+
+The shipped files were made with numpy 2.5.5 (3,184 attempts for the 1000 positions).
+
+Each position goes to ``alphazero_jax/data/random_play/Random_Play`` as ``<moves> <score>``
+(Pons' notation; the exact score from ``solvers.connect_four.score``), then its per-move
+labels to ``Random_Play.labels`` through ``label_pons.label_set``; both are written one
+line at a time, so an interrupted run resumes. ``--check`` (``label_pons``' flag) instead
+regenerates the move strings and the labels and compares them with the shipped ones
+(``solver_check --sets=Random_Play`` recomputes the scores).
+
+Rejection favours short games: a longer random game more often ends on the way, so the
+kept plies are not uniform (about 10% at each of plies 10 to 13, about 1% at each of 27
+to 30; the data folder's README gives the counts).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from absl import app, flags
+
+from experiments import label_pons  # also defines --check
+
+SEED = 0
+NUM_POSITIONS = 1000
+MIN_PLIES, MAX_PLIES = 10, 30
+ROWS, COLS = 6, 7
+
+
+def _makes_four(grid: list[list[int]], row: int, col: int) -> bool:
+    """Whether the stone at (row, col) of ``grid`` (rows from the bottom) is in a four."""
+    player = grid[row][col]
+    for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        count = 1
+        for sign in (1, -1):
+            r, c = row + sign * d_row, col + sign * d_col
+            while 0 <= r < ROWS and 0 <= c < COLS and grid[r][c] == player:
+                count, r, c = count + 1, r + sign * d_row, c + sign * d_col
+        if count >= 4:
+            return True
+    return False
+
+
+def _random_game(rng: np.random.Generator, num_plies: int) -> tuple[str, tuple] | None:
+    """(moves, board) after ``num_plies`` uniformly random moves, or None when the game
+    ends on the way or the side to move can then win at once."""
+    grid = [[0] * COLS for _ in range(ROWS)]
+    heights = [0] * COLS
+    moves = ""
+    for ply in range(num_plies):
+        legal = [c for c in range(COLS) if heights[c] < ROWS]
+        col = legal[int(rng.integers(len(legal)))]
+        grid[heights[col]][col] = 1 + ply % 2
+        heights[col] += 1
+        moves += str(col + 1)
+        if _makes_four(grid, heights[col] - 1, col):
+            return None
+    for col in range(COLS):  # the side to move may not win at once
+        if heights[col] < ROWS:
+            grid[heights[col]][col] = 1 + num_plies % 2
+            wins = _makes_four(grid, heights[col], col)
+            grid[heights[col]][col] = 0
+            if wins:
+                return None
+    return moves, tuple(map(tuple, grid))
+
+
+def random_positions(*, seed: int, count: int, min_plies: int, max_plies: int) -> list[str]:
+    """The move strings of ``count`` distinct positions drawn by the rule of the module doc.
+
+    Args:
+      seed: the seed of ``numpy.random.default_rng``.
+      count: positions to keep.
+      min_plies: the fewest plies played (at least 0).
+      max_plies: the most plies played (at most 41 on 6x7).
+
+    Returns:
+      [count] move strings in Pons' notation (1-based columns), in the order kept.
+    """
+    if not 0 <= min_plies <= max_plies < ROWS * COLS:
+        raise ValueError(
+            f"Expected 0 <= min_plies <= max_plies < {ROWS * COLS}, got {min_plies}, {max_plies}."
+        )
+    rng = np.random.default_rng(seed)
+    positions, boards = [], set()
+    while len(positions) < count:
+        drawn = _random_game(rng, int(rng.integers(min_plies, max_plies + 1)))
+        if drawn is not None and drawn[1] not in boards:
+            positions.append(drawn[0])
+            boards.add(drawn[1])
+    return positions
+
+
+def _score(moves: str) -> str:
+    """The exact score of a position, as its line of the positions file writes it."""
+    from alphazero_jax.solvers import connect_four
+
+    return str(connect_four.score(moves))
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    from alphazero_jax.solvers import benchmark_sets
+
+    name = benchmark_sets.RANDOM_PLAY
+    moves = random_positions(
+        seed=SEED, count=NUM_POSITIONS, min_plies=MIN_PLIES, max_plies=MAX_PLIES
+    )
+    if flags.FLAGS.check:
+        shipped = [p.moves for p in benchmark_sets.load(name)]
+        same = sum(a == b for a, b in zip(shipped, moves))
+        print(f"{name}: {same}/{len(moves)} regenerated positions equal the shipped ones")
+        return 0 if shipped == moves and label_pons.check_labels(name) else 1
+    path = benchmark_sets.path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    label_pons.append_lines(path, moves, _score, name=f"{name} positions and scores")
+    label_pons.label_set(name)
+    return 0
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -2,6 +2,7 @@ r"""Connect Four agents against perfect play: mistake rates on the perfect-play 
 
     python -m experiments.benchmark_c4 --agents=random,greedy,minimax:4,az:runs/connect_four
     python -m experiments.benchmark_c4 --run=runs/connect_four      # every saved checkpoint
+    python -m experiments.benchmark_c4 --compare=puct=runs/a,gumbel=runs/b --output=runs/cmp
 
 The sets are ``solvers.benchmark_sets.SETS``, all seven by default: Pascal Pons' six and
 Random-Play. A move is a mistake when another legal move has a strictly better
@@ -12,7 +13,14 @@ accuracy; the table goes to ``--output`` as Markdown and JSON.
 
 ``--run`` judges each saved checkpoint of a run (its search, or ``--simulations``) and
 writes ``perfect_play_checkpoints.json`` and ``perfect_play_checkpoints.png`` into the run
-directory and the curves into its TensorBoard (``perfect_play_checkpoints/<set>/...``).
+directory and the curves into its TensorBoard (``perfect_play_checkpoints/<set>/...``);
+each record also holds the run's training time at that checkpoint (``seconds``).
+
+``--compare`` reads runs already judged by ``--run`` (``label=workdir`` or a workdir,
+labelled by its name) and draws their mistake rates against training time on one figure,
+a panel per set (``--output``/``mistake_curves.png``), with a Markdown table of each run's
+rates at every checkpoint (``mistake_curves.md``): the curves training settings are
+compared on (runs made on the same machine under the same load).
 """
 
 from __future__ import annotations
@@ -27,16 +35,20 @@ from experiments import host_devices  # noqa: F401  (first: before JAX starts)
 
 _AGENTS = flags.DEFINE_list("agents", ["random", "greedy", "minimax:4"], "Agent specs.")
 _RUN = flags.DEFINE_string("run", None, "Judge every saved checkpoint of this run instead.")
+_COMPARE = flags.DEFINE_list("compare", None, "Judged runs to draw together: [label=]workdir.")
 _SIMULATIONS = flags.DEFINE_integer("simulations", -1, "--run: simulations (-1: the run's).")
 _SETS = flags.DEFINE_list("sets", None, "Sets (default: all of benchmark_sets.SETS).")
 _POSITIONS = flags.DEFINE_integer("positions", 0, "The first N positions of each set (0: all).")
 _BATCH = flags.DEFINE_integer("batch_size", 250, "Positions per call of an agent.")
 _SEED = flags.DEFINE_integer("seed", 0, "Randomness of the agents (ties, search).")
-_OUTPUT = flags.DEFINE_string("output", "runs/benchmark_c4", "Where tables go (agents mode).")
+_OUTPUT = flags.DEFINE_string(
+    "output", "runs/benchmark_c4", "Where tables and figures go (agents and compare modes)."
+)
 flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
 
 CHECKPOINTS_FILE = "perfect_play_checkpoints.json"
 CHECKPOINTS_PLOT = "perfect_play_checkpoints.png"
+CURVES_PLOT, CURVES_TABLE = "mistake_curves.png", "mistake_curves.md"
 
 
 def _labels():
@@ -135,19 +147,21 @@ def _run_mode(workdir: str) -> None:
     simulations = "" if _SIMULATIONS.value < 0 else f":{_SIMULATIONS.value}"
     records = []
     writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR))
+    manager = runs.checkpoint_manager(workdir)
     for step in steps:
         checkpoint = os.path.join(workdir, runs.CHECKPOINT_DIR, str(step))
         agent, value_fn = _agent(game, f"az:{checkpoint}{simulations}")
         print(f"checkpoint {step} ({agent.name}):", flush=True)
         results = _judge(game, agent, labels, value_fn)
-        records.append(
-            {"iteration": step, "perfect_play": {r.set_name: r.as_dict() for r in results}}
-        )
+        record = {"iteration": step, "perfect_play": {r.set_name: r.as_dict() for r in results}}
+        seconds = runs.restore_metadata(manager, step).get("seconds")
+        records.append(record if seconds is None else dict(record, seconds=seconds))
         for result in results:
             tag = f"perfect_play_checkpoints/{result.title}"
             writer.add_scalar(f"{tag}/mistake_rate", result.mistake_rate, step)
             writer.add_scalar(f"{tag}/value_accuracy", result.value_accuracy, step)
     writer.close()
+    manager.close()
     path = os.path.join(workdir, CHECKPOINTS_FILE)
     with open(path + ".tmp", "w") as file:
         json.dump(records, file, indent=1)
@@ -158,11 +172,67 @@ def _run_mode(workdir: str) -> None:
     print(f"Wrote {path} and {os.path.join(workdir, CHECKPOINTS_PLOT)}")
 
 
+def _compare_mode(specs: list[str]) -> None:
+    from alphazero_jax.evaluation import plots
+
+    curves = {}
+    for spec in specs:
+        label, _, workdir = spec.rpartition("=")
+        path = os.path.join(workdir, CHECKPOINTS_FILE)
+        if not os.path.exists(path):
+            raise app.UsageError(
+                f"--compare: {path} does not exist; judge the run first with --run={workdir}."
+            )
+        with open(path) as file:
+            curves[label or os.path.basename(os.path.normpath(workdir))] = json.load(file)
+    os.makedirs(_OUTPUT.value, exist_ok=True)
+    figure_path = os.path.join(_OUTPUT.value, CURVES_PLOT)
+    plots.plot_mistake_curves(curves, figure_path)
+    table = _curves_table(curves)
+    with open(os.path.join(_OUTPUT.value, CURVES_TABLE), "w") as file:
+        file.write(table + "\n")
+    print(table + f"\n\nWrote {figure_path} and {CURVES_TABLE} beside it")
+
+
+def _curves_table(curves: dict[str, list[dict]]) -> str:
+    """Markdown: a row per run and checkpoint, its minutes of training and mistake rates."""
+    sets = list(
+        dict.fromkeys(n for records in curves.values() for r in records for n in r["perfect_play"])
+    )
+    titles = {
+        n: r["perfect_play"][n]["title"]
+        for rs in curves.values()
+        for r in rs
+        for n in r["perfect_play"]
+    }
+    lines = [
+        "| run | iteration | minutes | " + " | ".join(titles[n] for n in sets) + " |",
+        "| --- | ---: | ---: | " + " | ".join("---:" for _ in sets) + " |",
+    ]
+    for label, records in curves.items():
+        for record in sorted(records, key=lambda r: r["iteration"]):
+            minutes = f"{record['seconds'] / 60:.1f}" if "seconds" in record else "?"
+            rates = [
+                f"{record['perfect_play'][n]['mistake_rate']:.1%}"
+                if n in record["perfect_play"]
+                else ""
+                for n in sets
+            ]
+            lines.append(
+                f"| {label} | {record['iteration']} | {minutes} | " + " | ".join(rates) + " |"
+            )
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> None:
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    if _RUN.value and _COMPARE.value:
+        raise app.UsageError("--run and --compare: expected one of them, got both.")
     if _RUN.value:
         _run_mode(_RUN.value)
+    elif _COMPARE.value:
+        _compare_mode(_COMPARE.value)
     else:
         _agents_mode()
 

@@ -217,8 +217,22 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
     assert done.returncode == 0, done.stderr
     with open(os.path.join(workdir, "perfect_play_checkpoints.json")) as file:
         (checkpoint,) = json.load(file)
-    assert checkpoint["iteration"] == 2
+    assert checkpoint["iteration"] == 2 and checkpoint["seconds"] > 0  # the run's time
     assert os.path.exists(os.path.join(workdir, "perfect_play_checkpoints.png"))
+
+    # Judged runs drawn together (here the same run under two labels).
+    output = tmp_path / "compare"
+    command[3:] = [f"--compare=a={workdir},{workdir}", f"--output={output}"]
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rate = f"{checkpoint['perfect_play']['Test_L3_R1']['mistake_rate']:.1%}"
+    minutes = f"{checkpoint['seconds'] / 60:.1f}"
+    table = (output / "mistake_curves.md").read_text()
+    assert "| run | iteration | minutes | End-Easy |" in table
+    assert (
+        f"| a | 2 | {minutes} | {rate} |" in table and f"| run | 2 | {minutes} | {rate} |" in table
+    )
+    assert (output / "mistake_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize(

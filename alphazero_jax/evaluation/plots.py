@@ -189,10 +189,67 @@ def plot_mistake_rates(records: Sequence[Mapping], path: str | None, *, title: s
     return _save(figure, path)
 
 
+def plot_mistake_curves(
+    runs: Mapping[str, Sequence[Mapping]], path: str | None, *, title: str = ""
+) -> Figure:
+    """Several runs' mistake rates against their training time: one panel per set, one
+    line per run, with the 95% (Wilson) interval as a band. The curves a comparison of
+    training settings is judged on (same machine, same load for every run).
+
+    Args:
+      runs: ``{run label: records}``, each record a dict with ``seconds`` (the run's
+        training time at that checkpoint) and ``perfect_play`` (``{set name:
+        SetResult.as_dict()}``), as ``experiments.benchmark_c4 --run`` writes them.
+      path: the PNG to write (None: none).
+      title: the figure's title.
+    """
+    curves = {
+        label: sorted(
+            (r for r in records if r.get("perfect_play") and "seconds" in r),
+            key=lambda record: record["seconds"],
+        )
+        for label, records in runs.items()
+    }
+    empty = [label for label, records in curves.items() if not records]
+    if not curves or empty:
+        raise ValueError(
+            f"plot_mistake_curves: expected records with 'seconds' and 'perfect_play' for "
+            f"every run; none for {empty or 'any run'}."
+        )
+    sets = list(
+        dict.fromkeys(n for records in curves.values() for r in records for n in r["perfect_play"])
+    )
+    figure = Figure(figsize=(4.2 * len(sets), 4.0))
+    for index, name in enumerate(sets):
+        axes = figure.add_subplot(1, len(sets), index + 1)
+        for label, records in curves.items():
+            rows = [
+                (r["seconds"], r["perfect_play"][name])
+                for r in records
+                if name in r["perfect_play"]
+            ]
+            if not rows:
+                continue
+            minutes = np.array([seconds / 60 for seconds, _ in rows])
+            rate = 100 * np.array([s["mistake_rate"] for _, s in rows])
+            low, high = (100 * np.array([s["interval"][i] for _, s in rows]) for i in (0, 1))
+            (line,) = axes.plot(minutes, rate, marker="o", markersize=3, label=label)
+            axes.fill_between(minutes, low, high, color=line.get_color(), alpha=0.12)
+            title_of_set = f"{rows[-1][1]['title']} ({rows[-1][1]['positions']} positions)"
+        axes.set_title(title_of_set, fontsize=10)
+        axes.set_xlabel("training time (minutes)")
+        axes.set_ylabel("mistake rate (%)")
+        axes.set_ylim(bottom=0)
+        axes.grid(alpha=0.3)
+        axes.legend(fontsize=7)
+    figure.suptitle(f"{title or 'Mistakes against perfect play'} (band: 95% interval)")
+    return _save(figure, path)
+
+
 def plot_agents_mistake_rates(
     rows: Mapping[str, Sequence], path: str | None, *, title: str = ""
 ) -> Figure:
-    """Bars of each agent's mistake rate on each Pons set, with 95% (Wilson) intervals.
+    """Bars of each agent's mistake rate on each set, with 95% (Wilson) intervals.
 
     Args:
       rows: ``{agent name: [perfect_play.SetResult, ...]}``, the same sets for every agent.

@@ -219,7 +219,7 @@ def plot_mistake_curves(
     sets = list(
         dict.fromkeys(n for records in curves.values() for r in records for n in r["perfect_play"])
     )
-    figure = Figure(figsize=(4.2 * len(sets), 4.0))
+    figure = Figure(figsize=(4.2 * len(sets), 4.0), layout="constrained")
     for index, name in enumerate(sets):
         axes = figure.add_subplot(1, len(sets), index + 1)
         for label, records in curves.items():

@@ -57,19 +57,27 @@ def _scripted_search(script):
     return search_fn
 
 
-def test_selfplay__records_a_hand_played_game():
-    """Tic-Tac-Toe a1 a2 b1 b2 c1: X wins on the fifth move."""
+def _play_script(*, batch_size=2, num_moves=9, **options):
+    """Self-play of Tic-Tac-Toe a1 a2 b1 b2 c1 (X wins on the fifth move) by a scripted
+    search, jitted; ``options`` go to ``make_selfplay``."""
     game = games.make("tic_tac_toe")
     script = game.actions_from_text("a1 a2 b1 b2 c1")
     play = selfplay.make_selfplay(
         game,
         _scripted_search(script),
         policy="puct",
-        batch_size=2,
-        num_moves=9,
+        batch_size=batch_size,
+        num_moves=num_moves,
         num_sampling_moves=9,
+        **options,
     )
-    trajectory = jax.jit(play)({}, jax.random.key(0))
+    return jax.jit(play), script
+
+
+def test_selfplay__records_a_hand_played_game():
+    """Tic-Tac-Toe a1 a2 b1 b2 c1: X wins on the fifth move."""
+    play, script = _play_script()
+    trajectory = play({}, jax.random.key(0))
     assert trajectory.valid.shape == (9, 2)
     # The game ends with the fifth move; the slot restarts the same script, which is four
     # moves into that game (unfinished, so not valid) when the nine moves are up.
@@ -90,31 +98,13 @@ def test_selfplay__records_a_hand_played_game():
 def test_selfplay__root_value_mixed_into_targets_by_hand():
     """The game of the test above with ``root_value_weight=0.25``: each finished position's
     target is 0.75 x its outcome + 0.25 x the search's root value (0.1 x its ply)."""
-    game = games.make("tic_tac_toe")
-    script = game.actions_from_text("a1 a2 b1 b2 c1")
-    play = selfplay.make_selfplay(
-        game,
-        _scripted_search(script),
-        policy="puct",
-        batch_size=2,
-        num_moves=9,
-        num_sampling_moves=9,
-        root_value_weight=0.25,
-    )
-    value = np.asarray(jax.jit(play)({}, jax.random.key(0)).value[:, 0])
+    play, _ = _play_script(root_value_weight=0.25)
+    value = np.asarray(play({}, jax.random.key(0)).value[:, 0])
     # Ply 0: 0.75 x 1 + 0.25 x 0.0; ply 1: 0.75 x -1 + 0.25 x 0.1; ...; unfinished: 0.
     expected = [0.75, -0.725, 0.8, -0.675, 0.85, 0, 0, 0, 0]
     np.testing.assert_allclose(value, expected, atol=1e-6)
     with pytest.raises(ValueError, match=r"root_value_weight must be in \[0, 1\], got 1.5"):
-        selfplay.make_selfplay(
-            game,
-            _scripted_search(script),
-            policy="puct",
-            batch_size=2,
-            num_moves=9,
-            num_sampling_moves=9,
-            root_value_weight=1.5,
-        )
+        _play_script(root_value_weight=1.5)
 
 
 def _uniform_scripted_search(script):
@@ -135,19 +125,14 @@ def test_selfplay__playout_cap_keeps_only_fully_searched_positions():
     their outcomes; the game-length metric still counts every move."""
     from alphazero_jax.training import train
 
-    game = games.make("tic_tac_toe")
-    script = game.actions_from_text("a1 a2 b1 b2 c1")
-    play = selfplay.make_selfplay(
-        game,
-        _scripted_search(script),
-        policy="puct",
+    script = games.make("tic_tac_toe").actions_from_text("a1 a2 b1 b2 c1")
+    play, _ = _play_script(
         batch_size=4,
         num_moves=60,
-        num_sampling_moves=9,
         fast_search_fn=_uniform_scripted_search(script),
         full_search_probability=0.25,
     )
-    t = jax.tree.map(np.asarray, jax.jit(play)({}, jax.random.key(0)))
+    t = jax.tree.map(np.asarray, play({}, jax.random.key(0)))
     np.testing.assert_array_equal(t.ended[:, 0], np.arange(1, 61) % 5 == 0)
     full = t.policy.max(-1) == 1.0  # one-hot: the full search; else uniform 1/9
     assert (full == full[:, :1]).all()  # one coin per move for every slot

@@ -136,6 +136,8 @@ class Trajectory(NamedTuple):
         have a value target and are trained on.
       value: float32[T, B], the final outcome from ``player``'s view (the value target);
         zero where not ``valid``.
+      outcome: float32[T, B], the first player's result (1, 0 or -1) where ``ended``, 0
+        elsewhere: the games' results, whatever the value targets mix in or leave out.
     """
 
     observation: Array
@@ -145,6 +147,7 @@ class Trajectory(NamedTuple):
     ended: Array
     valid: Array
     value: Array
+    outcome: Array
 
 
 class Sample(NamedTuple):

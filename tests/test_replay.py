@@ -111,6 +111,7 @@ def test_replay__add_trajectory_stores_valid_steps_in_time_major_order():
         ended=jnp.array([[False, False], [True, False], [False, False]]),
         valid=jnp.array([[True, True], [True, False], [False, False]]),
         value=numbered.value.reshape(3, 2),
+        outcome=jnp.zeros((3, 2)),
     )
     buffer = jax.jit(replay.add_trajectory)(_empty(6), trajectory)
     assert _stored_numbers(buffer) == [1, 2, 3, 0, 0, 0]

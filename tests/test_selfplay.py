@@ -88,6 +88,7 @@ def test_selfplay__records_a_hand_played_game():
     np.testing.assert_array_equal(np.asarray(trajectory.player[:, 0]), players)
     # X (player 0) won: +1 at X's moves, -1 at O's, 0 for the unfinished game.
     np.testing.assert_array_equal(np.asarray(trajectory.value[:, 0]), [1, -1, 1, -1, 1, 0, 0, 0, 0])
+    np.testing.assert_array_equal(np.asarray(trajectory.outcome[:, 0]), [0, 0, 0, 0, 1, 0, 0, 0, 0])
     # The fifth position: X to move with a1 and b1 (own plane), O on a2 and b2.
     fifth = np.asarray(trajectory.observation[4, 0])
     assert fifth[2, 0, 0] == 1 and fifth[2, 1, 0] == 1 and fifth[..., 0].sum() == 2
@@ -142,6 +143,8 @@ def test_selfplay__playout_cap_keeps_only_fully_searched_positions():
     np.testing.assert_array_equal(t.value, np.where(full, outcome, 0))
     metrics = train._selfplay_metrics(jax.tree.map(jnp.asarray, t))
     assert float(metrics["game_length"]) == 5.0 and int(metrics["games"]) == 48
+    # Every game is X's win, whichever search played its last move.
+    assert float(metrics["first_player_wins"]) == 1.0 and float(metrics["draws"]) == 0.0
 
 
 @functools.cache

@@ -203,6 +203,7 @@ def make_selfplay(
             ended=ended,
             valid=valid,
             value=value,
+            outcome=jnp.where(ended, outcome, 0.0),
         )
 
     return selfplay

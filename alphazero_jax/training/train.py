@@ -162,8 +162,7 @@ def _selfplay_metrics(trajectory) -> dict[str, Array]:
     num_games = jnp.maximum(ended.sum(), 1)
     # A position's game finished if a game ends at or after it in its slot.
     finished = jnp.flip(jnp.cumsum(jnp.flip(ended, 0), 0), 0) > 0
-    # At a game's last position the mover's result, seen from the first player.
-    first_player = jnp.where(trajectory.player == 0, trajectory.value, -trajectory.value)
+    first_player = trajectory.outcome
     return {
         "games": ended.sum(),
         "game_length": finished.sum() / num_games,

@@ -45,8 +45,8 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
             perfect_play_positions=500,  # of End-Easy, Middle-Medium, Random-Play
         )
     elif preset == "cpu":  # about an hour on a 2-core CPU
-        # ~5 s an iteration on 2 idle cores (self-play ~4.5 s, 16 updates ~0.6 s) and ~30 s
-        # an evaluation every 20 iterations (BUILD.md, "Training settings compared").
+        # 5.3-6.0 s an iteration on 2 idle cores (16 updates: 0.6 s of it) and ~40 s an
+        # evaluation every 20 iterations: about an hour (BUILD.md, "Training settings compared").
         config.num_iterations = 480
         config.network.update(channels=32, blocks=3, value_hidden=32)
         # Playout-cap randomisation (Wu (2019)): 1 move in 4 searched with 64 simulations

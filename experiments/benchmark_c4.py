@@ -196,15 +196,13 @@ def _compare_mode(specs: list[str]) -> None:
 
 def _curves_table(curves: dict[str, list[dict]]) -> str:
     """Markdown: a row per run and checkpoint, its minutes of training and mistake rates."""
-    sets = list(
-        dict.fromkeys(n for records in curves.values() for r in records for n in r["perfect_play"])
-    )
-    titles = {
+    titles = {  # set name -> title, in the order the sets first appear
         n: r["perfect_play"][n]["title"]
         for rs in curves.values()
         for r in rs
         for n in r["perfect_play"]
     }
+    sets = list(titles)
     lines = [
         "| run | iteration | minutes | " + " | ".join(titles[n] for n in sets) + " |",
         "| --- | ---: | ---: | " + " | ".join("---:" for _ in sets) + " |",

@@ -151,15 +151,15 @@ def make_selfplay(
     def move(variables: dict, games: tuple[State, Array, Array], key: Array):
         states, side, moves = games
         search_key, choice_key, random_key, reset_key = jax.random.split(key, 4)
-        keys = (variables, search_key, choice_key, states)
+        args = (variables, search_key, choice_key, states)
         if fast_search_fn is None:
             full = jnp.bool_(True)
-            action, weights, root_value = searched(search_fn, *keys)
+            action, weights, root_value = searched(search_fn, *args)
         else:  # the searches' trees differ in size: cond returns only what is recorded
             full = jax.random.bernoulli(jax.random.fold_in(key, 1), full_search_probability)
             full_search = functools.partial(searched, search_fn)
             action, weights, root_value = jax.lax.cond(
-                full, full_search, functools.partial(searched, fast_search_fn), *keys
+                full, full_search, functools.partial(searched, fast_search_fn), *args
             )
         legal = jax.vmap(game.legal_action_mask)(states)
         if handicap_moves:  # the side's first `moves` moves fall in the first 2 * moves plies

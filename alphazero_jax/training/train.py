@@ -4,10 +4,10 @@ One iteration is self-play of a batch of games (one XLA program, the batch split
 devices) whose positions go into the replay memory, then K optimiser updates on batches
 sampled from it. The K updates are K calls of one jitted update, dispatched from the host
 without waiting, not a ``lax.scan`` over them: XLA's CPU backend runs a convolution's
-gradient ~10x slower inside a rolled loop body (16 updates of 256 on the 32x3 Connect
-Four net: 1.65 s each inside ``lax.scan``, 0.14 s called one by one; see BUILD.md), and a
-dispatch (~0.1 ms) is nothing beside an update on any backend. Unrolling the scan instead
-would compile for as long as K updates take to write out (37 s at K=16). The loop around
+gradient 10-30x slower inside a rolled loop body (BUILD.md, "Why the updates are not a
+``lax.scan``"), and a dispatch (~0.1 ms) is nothing beside an update on any backend.
+Unrolling the scan instead would compile for as long as K updates take to write out. The
+loop around
 it logs, checkpoints every few minutes, on Ctrl-C and at the end, and resumes exactly from
 the newest checkpoint.
 

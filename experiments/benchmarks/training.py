@@ -8,7 +8,7 @@ Builds the run of ``train.build`` (evaluation off) and times, alternately in eac
 
 The loop's "vs self-play" is the share of self-play's speed that training keeps: the
 learner's updates are K calls of one jitted update (no rolled loop: XLA's CPU backend runs
-convolution gradients ~10x slower inside one), so on a 2-core CPU at the ``cpu`` preset it
+convolution gradients 10-30x slower inside one), so on a 2-core CPU at the ``cpu`` preset it
 should stay above 0.8.
 
 positions/s counts the positions kept for training (finished games); the searched

@@ -131,5 +131,5 @@ def test_agents__az_plays_a_trained_run_with_search_or_raw_policy(tmp_path):
     assert result.total.num_games == 4
     with pytest.raises(ValueError, match="trained on tic_tac_toe"):
         agents.from_spec(games.make("connect_four"), f"az:{workdir}")
-    with pytest.raises(FileNotFoundError, match="no training run"):
+    with pytest.raises(ValueError, match=r"expected a training run directory.*no training run"):
         agents.from_spec(game, f"az:{tmp_path}/missing")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from alphazero_jax.agents._spec_text import MAX_DIGITS, is_count
 from alphazero_jax.agents.alphazero import (
     az_agent,
     make_network_act_fn,
@@ -80,10 +81,10 @@ SPECS = (
 
 
 def _count(spec: str, text: str, *, minimum: int) -> int:
-    if not text.isdigit() or int(text) < minimum:
+    if not is_count(text) or int(text) < minimum:
         raise ValueError(
-            f"Agent spec {spec!r}: expected an integer >= {minimum} after the colon, got "
-            f"{text!r}. Valid specs: {', '.join(SPECS)}."
+            f"Agent spec {spec!r}: expected an integer >= {minimum} (at most {MAX_DIGITS} "
+            f"digits) after the colon, got {text!r}. Valid specs: {', '.join(SPECS)}."
         )
     return int(text)
 

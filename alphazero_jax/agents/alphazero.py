@@ -12,6 +12,7 @@ import jax.numpy as jnp
 
 from alphazero_jax import runs, search
 from alphazero_jax.agents import pretrained
+from alphazero_jax.agents._spec_text import is_count
 from alphazero_jax.agents.baselines import uniform_choice
 from alphazero_jax.types import Agent, Analysis, Array, Game, PRNGKey, State
 
@@ -99,7 +100,13 @@ def restore_az(
     if path == pretrained.SPEC_NAME:
         run = pretrained.load(game)
     else:
-        run = runs.restore_network(*runs.split_checkpoint_path(path))
+        try:
+            run = runs.restore_network(*runs.split_checkpoint_path(path))
+        except FileNotFoundError as error:
+            raise ValueError(
+                f"Agent spec az:{path}: expected a training run directory or one of its "
+                f"checkpoints, <run>/checkpoints/<iteration>, got {path!r}: {error}"
+            ) from error
     if run.game is not game:
         raise ValueError(
             f"az:{path} was trained on {run.game.name} {dict(run.game.settings)}, but the "
@@ -122,6 +129,6 @@ def parse_az(spec: str) -> tuple[str, int | None]:
     if kind != "az" or not argument:
         raise ValueError(f"Agent spec {spec!r}: expected az:<run dir or checkpoint>[:<sims>].")
     path, _, simulations = argument.rpartition(":")
-    if path and simulations.isdigit():
+    if path and is_count(simulations):
         return path, int(simulations)
     return argument, None

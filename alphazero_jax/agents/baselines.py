@@ -42,7 +42,8 @@ def most_flips_agent(game: Game) -> Agent:
     broken at random), or the pass when it must. Othello only."""
     if game.name != othello.NAME:
         raise ValueError(
-            f"Agent spec 'greedy:flips' plays Othello, got game {game.name!r}; use 'greedy'."
+            f"Agent spec 'greedy:flips' plays Othello: expected game 'othello', got "
+            f"{game.name!r}; use 'greedy'."
         )
     actions = jnp.arange(game.num_actions, dtype=jnp.int32)
 
@@ -66,7 +67,8 @@ def shortest_path_agent(game: Game) -> Agent:
     only."""
     if game.name != quoridor.NAME:
         raise ValueError(
-            f"Agent spec 'greedy:path' plays Quoridor, got game {game.name!r}; use 'greedy'."
+            f"Agent spec 'greedy:path' plays Quoridor: expected game 'quoridor', got "
+            f"{game.name!r}; use 'greedy'."
         )
 
     def act_fn(params: None, key: PRNGKey, states: State) -> Array:

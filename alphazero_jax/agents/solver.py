@@ -65,7 +65,8 @@ def solver_agent(game: Game, *, exact: bool = False) -> Agent:
     settings = dict(game.settings)
     if game.name != "connect_four" or settings["connect"] != 4:
         raise ValueError(
-            f"The solver plays Connect Four with four in a row; got {game.name} {settings}."
+            f"Agent spec 'solver' plays Connect Four with four in a row: expected "
+            f"connect_four with connect=4, got {game.name} {settings}."
         )
     rows, cols = settings["rows"], settings["cols"]
     try:

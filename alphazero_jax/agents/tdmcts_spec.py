@@ -22,6 +22,7 @@ import jax.numpy as jnp
 
 from alphazero_jax import runs
 from alphazero_jax.agents import td_table, tdmcts
+from alphazero_jax.agents._spec_text import MAX_DIGITS, finite_number, is_count
 from alphazero_jax.types import Agent, Game
 
 ALGORITHM = "tdmcts"
@@ -92,8 +93,11 @@ def _fail(spec: str, what: str) -> ValueError:
 def parse_tdmcts(game: Game, spec: str, argument: str) -> Agent:
     """Builds the agent of a ``tdmcts:...`` spec (``argument``: the text after ``tdmcts:``)."""
     count, *parts = argument.split(":")
-    if not count.isdigit() or int(count) < 1:
-        raise _fail(spec, f"expected a number of simulations >= 1, got {count!r}")
+    if not is_count(count) or int(count) < 1:
+        raise _fail(
+            spec,
+            f"expected a number of simulations >= 1 (at most {MAX_DIGITS} digits), got {count!r}",
+        )
     settings: dict[str, float] = {}
     paths = []
     for part in parts:
@@ -103,10 +107,10 @@ def parse_tdmcts(game: Game, spec: str, argument: str) -> Agent:
             continue
         if name not in SETTINGS:
             raise _fail(spec, f"unknown setting {name!r} (known: {', '.join(SETTINGS)})")
-        try:
-            settings[SETTINGS[name]] = float(text)
-        except ValueError:
-            raise _fail(spec, f"setting {name!r} needs a number, got {text!r}") from None
+        value = finite_number(text)
+        if value is None:
+            raise _fail(spec, f"setting {name!r} needs a finite number, got {text!r}")
+        settings[SETTINGS[name]] = value
     if len(paths) > 1 or (paths and not paths[0]):
         raise _fail(spec, f"expected at most one run directory, got {paths}")
     table = None
@@ -115,12 +119,19 @@ def parse_tdmcts(game: Game, spec: str, argument: str) -> Agent:
         workdir = paths[0]
         if not os.path.isdir(workdir):
             raise _fail(spec, f"no run directory {workdir!r}")
-        config = read_run(workdir)
+        try:
+            config = read_run(workdir)
+        except FileNotFoundError as error:
+            raise _fail(spec, f"no TD-MCTS run in {workdir!r}: {str(error).rstrip('.')}") from error
         if config["game"] != game.name:
             raise _fail(spec, f"the run {workdir!r} played {config['game']}, not {game.name}")
         for name in SETTINGS.values():
             settings.setdefault(name, float(config[name]))
         table = restore_table(workdir)
-    return tdmcts_agent(
-        game, num_simulations=int(count), table=table, name=spec.strip(), **settings
-    )
+    try:
+        return tdmcts_agent(
+            game, num_simulations=int(count), table=table, name=spec.strip(), **settings
+        )
+    except ValueError as error:  # a setting out of range
+        names = ", ".join(f"{short} is {name}" for short, name in SETTINGS.items())
+        raise _fail(spec, f"{str(error).rstrip('.')} ({names})") from error

@@ -59,6 +59,13 @@ def replay_batch(game: Game, move_lists: Sequence[Sequence[int]]) -> State:
         raise ValueError(
             f"A {game.name} game has at most {game.max_num_moves} moves, got {length}."
         )
+    for row, moves in enumerate(move_lists):
+        for index, action in enumerate(moves):
+            if not 0 <= int(action) < game.num_actions:
+                raise ValueError(
+                    f"Move {index} of move list {row} is action {int(action)}, but {game.name} "
+                    f"actions are in [0, {game.num_actions})."
+                )
     # Pad the batch to a power of two and the time axis to the game's bound: few shapes.
     batch = 1 << max(num_lists - 1, 0).bit_length()
     actions = np.full((batch, game.max_num_moves), _PAD, np.int32)
@@ -69,15 +76,24 @@ def replay_batch(game: Game, move_lists: Sequence[Sequence[int]]) -> State:
     bad = np.argwhere(problems != _OK)
     if len(bad):
         row, index = (int(x) for x in bad[0])
-        move = game.action_to_text(int(actions[row, index])) if actions[row, index] >= 0 else "?"
+        move, moves_text = _named(game, list(move_lists[row]), index)
         where = f" of move list {row}" if num_lists > 1 else ""
-        moves_text = game.actions_to_text(move_lists[row][: index + 1])
         if problems[row, index] == _GAME_OVER:
             reason = "comes after the game has ended"
         else:
             reason = "is illegal in this position (e.g. a full column or a taken cell)"
         raise ValueError(f"Move {move!r} at index {index}{where} ({moves_text!r}) {reason}.")
     return jax.tree.map(lambda x: x[:num_lists], states)
+
+
+def _named(game: Game, moves: list[int], index: int) -> tuple[str, str]:
+    """The name of ``moves[index]`` where it is played, and the moves up to it, as text.
+
+    A move's name may depend on the position (a Quoridor pawn move names its square), so it
+    is read off the move list's text rather than named from the start position."""
+    through = game.actions_to_text(moves[: index + 1])
+    before = game.actions_to_text(moves[:index])
+    return through[len(before) :].strip(), through
 
 
 def replay(game: Game, moves: str | Sequence[int]) -> State:

@@ -31,7 +31,7 @@ from flax import struct
 
 from alphazero_jax.games import _bitboard as bb
 from alphazero_jax.games import _kinarow
-from alphazero_jax.games._validate import check_int
+from alphazero_jax.games._validate import check_int, file_index, small_int
 from alphazero_jax.types import Array, Game, Symmetry
 
 NAME = "othello"
@@ -395,6 +395,20 @@ def from_grid(size: int, cells, player: int = 0) -> OthelloState:
     rows = [list(row.replace(" ", "")) if isinstance(row, str) else list(row) for row in cells]
     if len(rows) != size or any(len(row) != size for row in rows):
         raise ValueError(f"Expected {size} rows of {size} cells, got {[len(r) for r in rows]}.")
+    unknown = sorted(
+        {
+            repr(cell)
+            for row in rows
+            for cell in row
+            if not (isinstance(cell, str | int) and cell in marks)
+        }
+    )
+    if unknown:
+        raise ValueError(
+            f"Expected cells '.', 'X', 'O' (or 0, 1, 2), got {', '.join(unknown)} in {cells!r}."
+        )
+    if player not in (0, 1):
+        raise ValueError(f"Expected player 0 (Black) or 1 (White) to move, got {player!r}.")
     discs = [
         [(r, c) for r in range(size) for c in range(size) if marks[rows[r][c]] == p + 1]
         for p in (0, 1)
@@ -446,12 +460,12 @@ def _actions_from_text(size: int, text: str) -> list[int]:
         if token == PASS_TEXT:
             actions.append(size * size)
             continue
-        file, rank = token[:1], token[1:]
-        if file not in _FILES[:size] or not rank.isdigit() or not 1 <= int(rank) <= size:
+        col, row = file_index(token[:1], _FILES[:size]), small_int(token[1:], 1, size)
+        if col is None or row is None:
             raise ValueError(
                 f"Move {token!r} at index {index} of {text!r} is not a cell or a pass: expected "
                 f"a column a..{_FILES[size - 1]} and a row 1..{size} (top to bottom), e.g. "
                 f"'f5', or 'pass'."
             )
-        actions.append((int(rank) - 1) * size + _FILES.index(file))
+        actions.append((row - 1) * size + col)
     return actions

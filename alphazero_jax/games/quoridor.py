@@ -48,7 +48,7 @@ import numpy as np
 from flax import struct
 
 from alphazero_jax.games import _kinarow
-from alphazero_jax.games._validate import check_int
+from alphazero_jax.games._validate import check_int, file_index, small_int
 from alphazero_jax.types import Array, Game, Symmetry
 
 NAME = "quoridor"
@@ -564,6 +564,19 @@ def _square_text(row: int, col: int) -> str:
     return f"{_FILES[col]}{row + 1}"
 
 
+def _square(text: str, size: int) -> tuple[int, int] | None:
+    """``(row, col)`` of a square such as ``"c4"`` (any case) on the board, else None."""
+    col, rank = file_index(text[:1], _FILES[:size]), small_int(text[1:], 1, size)
+    return None if col is None or rank is None else (rank - 1, col)
+
+
+def _wall_square(text: str, size: int) -> tuple[int, int] | None:
+    """``(row, col)`` of a wall's groove such as ``"c3h"`` or ``"c3v"`` (any case), else
+    None; the last letter (``h`` or ``v``) is not checked."""
+    col, rank = file_index(text[:1], _FILES[: size - 1]), small_int(text[1:-1], 1, size - 1)
+    return None if col is None or rank is None else (rank - 1, col)
+
+
 class _Notation:
     """Move names, which depend on the pawns: a host-side replay of pawn positions and
     turns from ``state`` (the start position when None)."""
@@ -621,12 +634,14 @@ class _Notation:
         for index, token in enumerate(text.replace(",", " ").split()):
             action = self._parse_one(token.lower())
             if action is None:
-                size = self.board.size
+                size, middle = self.board.size, self.board.size // 2
                 raise ValueError(
                     f"Move {token!r} at index {index} of {text!r} is not a Quoridor move here: "
                     f"expected a pawn move to a square a..{_FILES[size - 1]}1..{size} (rows "
-                    f"from the top) at most two steps away, e.g. 'e8', a wall such as 'e3h' "
-                    f"or 'd4v' (columns a..{_FILES[size - 2]}, rows 1..{size - 1})."
+                    f"from the top) at most two steps away, e.g. '{_FILES[middle]}{size - 1}', "
+                    f"or a wall such as '{_FILES[middle]}{middle - 1}h' or "
+                    f"'{_FILES[middle - 1]}{middle}v' (columns a..{_FILES[size - 2]}, rows "
+                    f"1..{size - 1})."
                 )
             self._play(action)
             actions.append(action)
@@ -635,20 +650,21 @@ class _Notation:
     def _parse_one(self, token: str) -> int | None:
         board, size = self.board, self.board.size
         kind = token[-1] if token[-1:] in ("h", "v") else ""
-        file, rank = token[:1], token[1 : len(token) - len(kind)]
-        if file not in _FILES[:size] or not rank.isdigit():
-            return None
-        row, col = int(rank) - 1, _FILES.index(file)
         if kind:
-            if not (0 <= row < size - 1 and col < size - 1):
+            wall = _wall_square(token, size)
+            if wall is None:
                 return None
+            row, col = wall
             if self.player == 1:
                 row = size - 2 - row
             groove = row * (size - 1) + col + (board.grooves if kind == "v" else 0)
             return NUM_PAWN_ACTIONS + groove
+        square = _square(token, size)
+        if square is None:
+            return None
         for action in range(NUM_PAWN_ACTIONS):
             try:
-                if self._absolute(action)[1] == (row, col):
+                if self._absolute(action)[1] == square:
                     return action
             except ValueError:
                 continue
@@ -719,20 +735,36 @@ def setup(
     walls in the notation (``"c3h d4v"``, absolute), walls in hand per player (default: the
     game's count minus the walls drawn, split by the order given, alternately) and the
     player to move. For tests and for setting up positions; it is checked that walls neither
-    overlap nor cross, but not that the position is reachable."""
+    overlap nor cross, but not that the position is reachable.
+
+    Raises:
+      ValueError: naming the square, wall or count that is not one, and what was expected.
+    """
     settings = dict(game.settings)
     size = settings["size"]
-    squares = []
-    for text in pawns:
-        token = text.lower()
-        if token[:1] not in _FILES[:size] or not token[1:].isdigit():
-            raise ValueError(f"Expected a square such as 'e1', got {text!r}.")
-        squares.append([int(token[1:]) - 1, _FILES.index(token[0])])
+    if isinstance(pawns, str) or len(pawns) != 2:
+        raise ValueError(f"Expected the two pawns' squares, such as ('c1', 'c5'), got {pawns!r}.")
+    squares = [_square(text, size) if isinstance(text, str) else None for text in pawns]
+    for text, square in zip(pawns, squares):
+        if square is None:
+            raise ValueError(
+                f"Expected a pawn's square a..{_FILES[size - 1]}1..{size}, such as 'c1', "
+                f"got {text!r}."
+            )
+    if squares[0] == squares[1]:
+        raise ValueError(f"Expected the pawns on two squares, got both on {pawns[0]!r}.")
     rows = {"h": np.zeros(size - 1, np.int64), "v": np.zeros(size - 1, np.int64)}
     names = walls.split()
     for name in names:
-        kind, file, rank = name[-1], name[0], name[1:-1]
-        row, col = int(rank) - 1, _FILES.index(file)
+        kind, groove = name[-1].lower(), _wall_square(name, size)
+        if kind not in rows or groove is None:
+            raise ValueError(
+                f"Expected walls such as 'c3h' or 'b2v' (columns a..{_FILES[size - 2]}, rows "
+                f"1..{size - 1}, then h or v), got {name!r} in {walls!r}."
+            )
+        row, col = groove
+        if rows[kind][row] >> col & 1:
+            raise ValueError(f"Expected each wall once, got {name!r} twice in {walls!r}.")
         rows[kind][row] |= 1 << col
     h, v = rows["h"], rows["v"]
     clash = (h & (h << 1)).any() or (v[1:] & v[:-1]).any() or (h & v).any()
@@ -741,6 +773,15 @@ def setup(
     if walls_left is None:
         placed = [len(names[0::2]), len(names[1::2])]
         walls_left = (settings["walls"] - placed[0], settings["walls"] - placed[1])
+    if len(walls_left) != 2 or not all(
+        isinstance(w, int) and 0 <= w <= settings["walls"] for w in walls_left
+    ):
+        raise ValueError(
+            f"Expected each player's walls in hand from 0 to {settings['walls']}, got "
+            f"{tuple(walls_left)!r} (with {len(names)} walls drawn)."
+        )
+    if player not in (0, 1):
+        raise ValueError(f"Expected player 0 or 1 to move, got {player!r}.")
     state = QuoridorState(
         pawns=jnp.asarray(squares, jnp.int32),
         walls_h=jnp.asarray(h, jnp.int32),
@@ -752,4 +793,6 @@ def setup(
         terminal=jnp.bool_(False),
         winner=jnp.int8(-1),
     )
-    return state.replace(legal=legal_actions(state))
+    # Jitted (JAX keeps the compiled function per board size): one flood fill per groove is
+    # many small operations, about 0.1 s a position when run one by one.
+    return state.replace(legal=jax.jit(legal_actions)(state))

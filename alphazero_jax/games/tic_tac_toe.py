@@ -13,7 +13,7 @@ import numpy as np
 
 from alphazero_jax.games import _bitboard as bb
 from alphazero_jax.games import _kinarow
-from alphazero_jax.games._validate import check_int
+from alphazero_jax.games._validate import check_int, file_index, small_int
 from alphazero_jax.types import Array, Game
 
 NAME = "tic_tac_toe"
@@ -102,11 +102,11 @@ def _actions_from_text(rows: int, cols: int, text: str) -> list[int]:
     """Parses cells such as ``"b2 a1 c3"`` (spaces or commas between them)."""
     actions = []
     for index, token in enumerate(text.replace(",", " ").split()):
-        file, rank = token[:1].lower(), token[1:]
-        if file not in _FILES[:cols] or not rank.isdigit() or not 1 <= int(rank) <= rows:
+        col, rank = file_index(token[:1], _FILES[:cols]), small_int(token[1:], 1, rows)
+        if col is None or rank is None:
             raise ValueError(
                 f"Move {token!r} at index {index} of {text!r} is not a cell: expected a file "
                 f"a..{_FILES[cols - 1]} and a rank 1..{rows}, e.g. 'b2'."
             )
-        actions.append((rows - int(rank)) * cols + _FILES.index(file))
+        actions.append((rows - rank) * cols + col)
     return actions

@@ -6,6 +6,7 @@ anything, so a typo or an impossible value fails at once with the key's full nam
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import ml_collections
@@ -14,32 +15,75 @@ from alphazero_jax import agents, games
 from alphazero_jax.evaluation import perfect_play
 from alphazero_jax.solvers import benchmark_sets
 
-_POSITIVE = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "an int >= 1")
-_NON_NEGATIVE = (lambda v: isinstance(v, int) and v >= 0, "an int >= 0")
-_FRACTION = (lambda v: isinstance(v, int | float) and 0 <= v <= 1, "a number in [0, 1]")
-_POSITIVE_FLOAT = (lambda v: isinstance(v, int | float) and v > 0, "a number > 0")
-_NON_NEGATIVE_FLOAT = (lambda v: isinstance(v, int | float) and v >= 0, "a number >= 0")
-_DISCOUNT = (lambda v: isinstance(v, int | float) and 0 < v <= 1, "a number in (0, 1]")
+# Counts reach int32 device arrays (iterations, positions, steps), so each fits one.
+INT_MAX = 2**31 - 1
+FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _int(low: int, high: int = INT_MAX) -> tuple[Callable, str]:
+    expected = f"an int >= {low}" if high == INT_MAX else f"an int in [{low}, {high}]"
+    return (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high,
+        expected,
+    )
+
+
+def _finite(value: float) -> bool:
+    """Whether ``value`` is a finite float32 (settings reach the device as float32)."""
+    try:
+        return math.isfinite(value) and abs(float(value)) <= FLOAT32_MAX
+    except OverflowError:  # an int too large for any float
+        return False
+
+
+def _number(check: Callable[[float], bool], expected: str) -> tuple[Callable, str]:
+    """An int or a float (not a bool), finite in float32, that passes ``check``."""
+    return (
+        lambda v: (
+            isinstance(v, int | float) and not isinstance(v, bool) and _finite(v) and check(v)
+        ),
+        expected,
+    )
+
+
+def _list_of(check: Callable, expected: str) -> tuple[Callable, str]:
+    return (lambda v: isinstance(v, list | tuple) and all(check(x) for x in v), expected)
+
+
+_POSITIVE = _int(1)
+_NON_NEGATIVE = _int(0)
+_FRACTION = _number(lambda v: 0 <= v <= 1, "a number in [0, 1]")
+_POSITIVE_FLOAT = _number(lambda v: v > 0, "a finite number > 0")
+_NON_NEGATIVE_FLOAT = _number(lambda v: v >= 0, "a finite number >= 0")
+_DISCOUNT = _number(lambda v: 0 < v <= 1, "a number in (0, 1]")
 _BOOL = (lambda v: isinstance(v, bool), "True or False")
-_ANY = (lambda v: True, "any value")
+_SETTINGS = (
+    lambda v: isinstance(v, dict | ml_collections.ConfigDict),
+    "a dict of the game's settings, such as {'rows': 6, 'cols': 7}",
+)
+_SPECS = _list_of(
+    lambda x: isinstance(x, str), "a list of agent specs such as ('random', 'minimax:2')"
+)
+_SET_NAMES = _list_of(lambda x: isinstance(x, str), "a list of perfect-play set names")
+_STEPS = _list_of(_NON_NEGATIVE[0], "a list of ints >= 0")
 
 
 class ConfigError(ValueError):
     """A training config that cannot run; the message names the key and what it accepts."""
 
 
-def _one_of(*options) -> tuple[Callable, str]:
-    return (lambda v: v in options, f"one of {options}")
+def _one_of(*options: str) -> tuple[Callable, str]:
+    return (lambda v: isinstance(v, str) and v in options, f"one of {options}")
 
 
 SCHEMA: dict = {
-    "seed": _NON_NEGATIVE,
+    "seed": _int(0, 2**32 - 1),
     "num_iterations": _POSITIVE,
     "log_every": _POSITIVE,
     "checkpoint_every_minutes": _POSITIVE_FLOAT,
     "max_to_keep": _POSITIVE,
     "time_limit_minutes": _NON_NEGATIVE_FLOAT,
-    "game": {"name": _one_of(*games.available()), "settings": _ANY},
+    "game": {"name": _one_of(*games.available()), "settings": _SETTINGS},
     "network": {
         "channels": _POSITIVE,
         "blocks": _NON_NEGATIVE,
@@ -66,22 +110,19 @@ SCHEMA: dict = {
         "inference_dtype": _one_of("float32", "bfloat16"),
         "handicap_moves": _NON_NEGATIVE,
         "root_value_weight": _FRACTION,
-        "full_search_probability": (
-            lambda v: isinstance(v, int | float) and 0 < v <= 1,
-            "a number in (0, 1]",
-        ),
+        "full_search_probability": _DISCOUNT,
         "fast_simulations": _NON_NEGATIVE,
     },
     "replay": {"capacity": _POSITIVE, "augment": _BOOL},
     "evaluation": {
         "every": _NON_NEGATIVE,
         "games": _POSITIVE,
-        "opponents": _ANY,
+        "opponents": _SPECS,
         "num_past": _NON_NEGATIVE,
-        "simulations": (lambda v: isinstance(v, int) and v >= -1, "an int >= -1"),
+        "simulations": _int(-1),
         "opening_moves": _NON_NEGATIVE,
         "perfect_play_positions": _NON_NEGATIVE,
-        "perfect_play_sets": _ANY,
+        "perfect_play_sets": _SET_NAMES,
     },
     "gating": {
         "rule": _one_of("none", "win_ratio", "score"),
@@ -96,7 +137,7 @@ SCHEMA: dict = {
         "schedule": _one_of("constant", "cosine", "step"),
         "warmup_steps": _NON_NEGATIVE,
         "decay_rate": _POSITIVE_FLOAT,
-        "decay_steps": _ANY,
+        "decay_steps": _STEPS,
         "l2_weight": _NON_NEGATIVE_FLOAT,
         "value_weight": _POSITIVE_FLOAT,
     },
@@ -149,6 +190,8 @@ def complete_config(config: ml_collections.ConfigDict) -> ml_collections.ConfigD
     for section, defaults in (*OPTIONAL_SECTIONS.items(), *OPTIONAL_KEYS.items()):
         if section not in config:
             config[section] = ml_collections.ConfigDict(defaults)
+        if not isinstance(config[section], ml_collections.ConfigDict):
+            continue  # not a section at all: validate_config says so
         for key, value in defaults.items():
             if key not in config[section]:
                 config[section][key] = value
@@ -168,11 +211,29 @@ def _check_section(config, schema: dict, prefix: str) -> None:
         )
     for key, rule in schema.items():
         if isinstance(rule, dict):
+            if not isinstance(config[key], ml_collections.ConfigDict):
+                raise ConfigError(
+                    f"config.{prefix}{key} must be a section with the keys "
+                    f"{', '.join(sorted(rule))}, got {config[key]!r}."
+                )
             _check_section(config[key], rule, f"{prefix}{key}.")
             continue
         check, expected = rule
-        if not check(config[key]):
-            raise ConfigError(f"config.{prefix}{key} must be {expected}, got {config[key]!r}.")
+        value = config[key]
+        if not check(value):
+            raise ConfigError(
+                f"config.{prefix}{key} must be {expected}, got {value!r}.{_size_hint(value)}"
+            )
+
+
+def _size_hint(value) -> str:
+    """Why a number that looks right is refused: it does not fit the device's int32 or
+    float32."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > INT_MAX:
+        return f" Counts are int32 on the device: at most {INT_MAX}."
+    if isinstance(value, float) and math.isfinite(value) and abs(value) > FLOAT32_MAX:
+        return f" Numbers are float32 on the device: at most {FLOAT32_MAX:.4g} in size."
+    return ""
 
 
 def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> None:
@@ -233,13 +294,7 @@ def _check_evaluation(config: ml_collections.ConfigDict, game) -> None:
                 f"config.{section}.games must be even (each side moves first in half of the "
                 f"games), got {config[section].games}."
             )
-    opponents = config.evaluation.opponents
-    if isinstance(opponents, str) or not all(isinstance(o, str) for o in opponents):
-        raise ConfigError(
-            f"config.evaluation.opponents must be a list of agent specs such as "
-            f"('random', 'minimax:2'), got {opponents!r}."
-        )
-    for spec in opponents:
+    for spec in config.evaluation.opponents:
         try:
             agents.from_spec(game, spec)
         except ValueError as error:

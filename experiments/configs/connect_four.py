@@ -51,12 +51,17 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config.network.update(channels=32, blocks=3, value_hidden=32)
         # Playout-cap randomisation (Wu (2019)): 1 move in 4 searched with 64 simulations
         # and kept for training, the others with 16 and not recorded (29 network calls a
-        # move on average, against 33 for 32 simulations everywhere). Against PUCT with 32
-        # simulations, judged on 3 x 1000 positions at 32 simulations over an hour:
-        # Middle-Medium 16.0% against 20.2%, Random-Play 10.8% against 12.9%.
+        # move on average, against 33 for 32 simulations everywhere); value targets half
+        # the outcome, half the search's root value. Judged on 3 x 1000 positions at 32
+        # simulations after an hour (BUILD.md, "Training settings compared"): the playout
+        # cap took Middle-Medium from 20.2% to 16.0%, the root value from 16.8% to 12.9%.
         config.search.num_simulations = 64
         config.selfplay.update(
-            batch_size=64, num_moves=84, full_search_probability=0.25, fast_simulations=16
+            batch_size=64,
+            num_moves=84,
+            full_search_probability=0.25,
+            fast_simulations=16,
+            root_value_weight=0.5,
         )
         config.replay.capacity = 60_000
         config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)

@@ -23,7 +23,7 @@ from alphazero_jax import agents, games, search
 from alphazero_jax.games import quoridor
 from alphazero_jax.play import terminal
 from alphazero_jax.play.session import MoveError, PlaySession
-from alphazero_jax.training import config_schema, learner, selfplay
+from alphazero_jax.training import config_schema, learner, selfplay, train
 from alphazero_jax.types import Agent
 
 # Inputs tried per property (per game where a property runs over the games).
@@ -363,14 +363,7 @@ def _built(config: ml_collections.ConfigDict) -> None:
     """What training builds from the values before it compiles (as ``train.build``)."""
     game = games.make(config.game.name, **config.game.settings)
     jax.random.key(config.seed)
-    schedule = learner.make_schedule(
-        learning_rate=config.learner.learning_rate,
-        schedule=config.learner.schedule,
-        warmup_steps=config.learner.warmup_steps,
-        total_steps=config.num_iterations * config.learner.updates_per_iteration,
-        decay_rate=config.learner.decay_rate,
-        decay_steps=tuple(config.learner.decay_steps),
-    )
+    schedule = train._make_schedule(config)
     learner.make_optimizer(schedule, name=config.learner.optimizer)
     search_fn = search.make_search(game, lambda *args: None, **config.search)
     selfplay.make_selfplay(

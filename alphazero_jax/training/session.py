@@ -1,17 +1,34 @@
 """One training session's mutable side, kept out of ``train.py``'s loop: the training
 state with its history, evaluation and training time, restored from and saved to
 checkpoints together; and the Ctrl-C handler that turns a signal into a clean stop.
+
+A non-finite loss or parameter stops training with a ``TrainingError`` before anything of
+it is saved, and so does a checkpoint that cannot be written: the newest checkpoint on
+disk stays the last good one.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import signal
 import time
 
 import jax
+import jax.numpy as jnp
 
 from alphazero_jax import runs
 from alphazero_jax.training.run_evaluation import RunEvaluation
+
+
+class TrainingError(RuntimeError):
+    """Training cannot go on; the message says why and which checkpoint holds its work."""
+
+
+@jax.jit
+def _all_finite(tree) -> jax.Array:
+    leaves = [x for x in jax.tree.leaves(tree) if jnp.issubdtype(x.dtype, jnp.inexact)]
+    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(x)) for x in leaves]))
 
 
 class Session:
@@ -27,13 +44,7 @@ class Session:
 
     def __init__(self, components, config, workdir: str, manager):
         self._components, self._manager = components, manager
-        self.state, self.history, self._seconds, metadata = components.initial_state, [], 0.0, {}
-        step = runs.latest_step(manager)
-        if step is not None:
-            self.state, metadata = runs.restore(manager, self.state)
-            self.history = metadata["history"]
-            self._seconds = metadata.get("seconds", sum(r["seconds"] for r in self.history))
-        self.iteration = int(self.state.iteration)
+        self.state, self.history, self._seconds = components.initial_state, [], 0.0
         self.evaluation = None
         self._play_variables = None
         if components.evaluator is not None:
@@ -46,11 +57,17 @@ class Session:
                 gating=(config.gating.rule, config.gating.threshold, config.gating.games),
                 seed=config.seed,
             )
-            if step is not None:
-                template = self.evaluation.arrays()
-                arrays = template and runs.restore_evaluation(manager, template, step)
+        if runs.latest_step(manager) is not None:  # resume from the newest good checkpoint
+            evaluation_template = self.evaluation and self.evaluation.arrays()
+            _, (self.state, metadata, arrays) = runs.restore_checkpoint(
+                manager, self.state, evaluation_template, set_aside=True
+            )
+            self.history = metadata["history"]
+            self._seconds = metadata.get("seconds", sum(r["seconds"] for r in self.history))
+            if self.evaluation is not None:
                 self.evaluation.restore(metadata.get("evaluation", {}), arrays)
-            self._update_play_variables()
+        self._update_play_variables()
+        self.iteration = int(self.state.iteration)
         self._started = time.monotonic()
         self.saved = True  # whether the newest checkpoint holds everything done so far
 
@@ -69,6 +86,9 @@ class Session:
         self.state, learn_metrics = self._components.learn_fn(self.state)
         jax.block_until_ready(self.state)
         self.iteration += 1
+        loss = float(learn_metrics["loss"])
+        if not math.isfinite(loss):
+            self._stop(f"the loss of iteration {self.iteration} is {loss}")
         self.saved = False
         seconds = {"selfplay": played - started, "learner": time.monotonic() - played}
         return dict(learn_metrics, **metrics), seconds
@@ -97,8 +117,23 @@ class Session:
         if self.evaluation is not None:
             metadata["evaluation"] = self.evaluation.metadata()
             arrays = self.evaluation.arrays()
-        runs.save(self._manager, self.iteration, self.state, metadata, arrays)
+        if not bool(_all_finite(self.state.learner)):
+            self._stop(f"a parameter is not finite after iteration {self.iteration}")
+        try:
+            runs.save(self._manager, self.iteration, self.state, metadata, arrays)
+        except Exception as error:  # a full disk, a lost mount: orbax raises many kinds
+            self._stop(f"iteration {self.iteration} could not be saved ({error})", error)
         self.saved = True
+
+    def _stop(self, reason: str, cause: Exception | None = None):
+        step = max(self._manager.all_steps(read=True), default=None)
+        kept = (
+            f"the newest checkpoint, {os.path.join(os.fspath(self._manager.directory), str(step))}"
+            f", is intact and training resumes from it"
+            if step is not None
+            else "no checkpoint was saved"
+        )
+        raise TrainingError(f"Training stopped: {reason}; {kept}.") from cause
 
 
 class StopRequest:

@@ -137,7 +137,7 @@ def _start(config, workdir: str) -> tuple[Any, dict[str, Any], list[dict]]:
     template = tdmcts_spec.state_template(config.capacity)
     if manager.latest_step() is None:
         return manager, template, []
-    state, metadata = runs.restore(manager, template)
+    state, metadata = runs.restore(manager, template, set_aside=True)
     return manager, state, list(metadata["history"])
 
 

@@ -20,6 +20,7 @@ as ``time/*``.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from typing import Any, NamedTuple
 
@@ -262,6 +263,29 @@ def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
             )
 
 
+def _check_writable(workdir: str, state: TrainingState) -> None:
+    """Refuses, before any work, a workdir that cannot be written or has no room for a
+    checkpoint of ``state`` (twice: a step being replaced exists twice for a moment)."""
+    probe = os.path.join(workdir, f".writable-{jax.process_index()}")
+    try:
+        os.makedirs(workdir, exist_ok=True)
+        with open(probe, "w") as file:
+            file.write("ok")
+        os.remove(probe)
+    except OSError as error:
+        raise session.TrainingError(
+            f"Cannot write to the work directory {workdir} "
+            f"({error.strerror or error}); nothing was trained."
+        ) from error
+    needed = 2 * sum(leaf.nbytes for leaf in jax.tree.leaves(state))
+    free = shutil.disk_usage(workdir).free
+    if free < needed:
+        raise session.TrainingError(
+            f"The work directory {workdir} has {free / 2**20:.0f} MiB free, but this run "
+            f"needs about {needed / 2**20:.0f} MiB for its checkpoints; nothing was trained."
+        )
+
+
 # Seconds of each log interval (summed over its iterations), logged as ``time/<name>``:
 # self-play with replay insertion, the learner's updates, evaluation (Elo, mistake rates,
 # gating) before the interval's iterations, and checkpoints saved since the previous record.
@@ -289,12 +313,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     config = complete_config(config)
     components = build(config)
     primary = jax.process_index() == 0
-    os.makedirs(workdir, exist_ok=True)
+    _check_writable(workdir, components.initial_state)
     _check_workdir(workdir, config)
     manager = runs.checkpoint_manager(workdir, max_to_keep=config.max_to_keep)
     run = session.Session(components, config, workdir, manager)
     if primary:
         runs.write_config(workdir, config)
+        if run.iteration:
+            print(f"Resuming from the checkpoint of iteration {run.iteration} in {workdir}.")
+        else:
+            print(f"Starting a new run in {workdir}.")
     logger = RunLogger(
         workdir,
         total_iterations=config.num_iterations,

@@ -119,9 +119,12 @@ def soak(
     iterations: int,
     write_share: float = 0.4,
     seed: int = 0,
+    window_iterations: int = 10,
     log=print,
 ) -> Result:
-    """Runs the soak in ``workdir`` (``reference/`` and ``soaked/``); see the module doc."""
+    """Runs the soak in ``workdir`` (``reference/`` and ``soaked/``); see the module doc.
+    Random kills fall within a process's start-up and its first ``window_iterations``
+    iterations (at the reference run's pace)."""
     started = time.monotonic()
     rng = random.Random(seed)
     reference, soaked = os.path.join(workdir, "reference"), os.path.join(workdir, "soaked")
@@ -129,9 +132,9 @@ def soak(
         shutil.rmtree(path, ignore_errors=True)
     _, startup, total = _run_to_end(reference, iterations)
     # Random kills fall in a process's first `window` seconds: its start-up (imports,
-    # restoring, compiling) and about ten iterations, so that most restarts make progress
-    # and few runs finish before the kills are done.
-    window = startup + 10 * (total - startup) / iterations
+    # restoring, compiling) and a few iterations, so that most restarts make progress and
+    # few runs finish before the kills are done.
+    window = startup + window_iterations * (total - startup) / iterations
     log(
         f"reference: {iterations} iterations uninterrupted in {total:.1f} s "
         f"({startup:.1f} s to the first checkpoint); random kills within {window:.1f} s"

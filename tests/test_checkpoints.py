@@ -205,6 +205,8 @@ def test_session__a_save_that_fails_names_the_checkpoint_it_resumes_from(
 def test_soak__killed_runs_resume_and_end_where_an_uninterrupted_one_does(tmp_path):
     """The short version of ``python -m experiments.soak``: two SIGKILLs, one of them
     inside a checkpoint write."""
-    result = soak.soak(str(tmp_path), kills=2, iterations=20, write_share=0.5, seed=1, log=print)
+    result = soak.soak(
+        str(tmp_path), kills=2, iterations=8, write_share=0.5, seed=1, window_iterations=2
+    )
     assert len(result.kills) == 2 and result.lost == []
     assert result.identical

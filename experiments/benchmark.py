@@ -19,7 +19,10 @@ from __future__ import annotations
 from absl import app, flags
 from ml_collections import config_flags
 
-from experiments import host_devices  # noqa: F401  (before JAX starts)
+from experiments import (
+    compilation_cache,
+    host_devices,  # noqa: F401  (before JAX starts)
+)
 
 _BATCH_SIZES = flags.DEFINE_list("batch_sizes", None, "Batch sizes (default: per mode).")
 _GAMES = flags.DEFINE_list(
@@ -109,6 +112,7 @@ _MODES = {
 def main(argv: list[str]) -> None:
     if len(argv) != 2 or argv[1] not in _MODES:
         raise app.UsageError(f"Expected one mode, one of {', '.join(_MODES)}; got {argv[1:]}.")
+    compilation_cache.setup()
     _MODES[argv[1]]()
 
 

@@ -31,7 +31,10 @@ import time
 
 from absl import app, flags
 
-from experiments import host_devices  # noqa: F401  (first: before JAX starts)
+from experiments import (
+    compilation_cache,
+    host_devices,  # noqa: F401  (first: before JAX starts)
+)
 
 _AGENTS = flags.DEFINE_list("agents", ["random", "greedy", "minimax:4"], "Agent specs.")
 _RUN = flags.DEFINE_string("run", None, "Judge every saved checkpoint of this run instead.")
@@ -227,6 +230,7 @@ def main(argv: list[str]) -> None:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     if _RUN.value and _COMPARE.value:
         raise app.UsageError("--run and --compare: expected one of them, got both.")
+    compilation_cache.setup()
     if _RUN.value:
         _run_mode(_RUN.value)
     elif _COMPARE.value:

@@ -1,17 +1,32 @@
 r"""Load on the play server: many people playing the shipped Connect Four agent at once.
 
-    python -m experiments.benchmark_serve [--sessions=50] [--seconds=60] [--warm_up=10]
+    python -m experiments.benchmark_serve [--scenario=load] [--sessions=50] [--seconds=60]
+    python -m experiments.benchmark_serve --scenario=new_strength [--joiners=20]
+    python -m experiments.benchmark_serve --scenario=mixed [--strengths=0,8,16,32,64]
+    python -m experiments.benchmark_serve --scenario=warm_start
 
-Starts ``experiments.serve`` twice on loopback, once with batched searches (the server's
-default sizes, or ``--batch_sizes``) and once searching one position at a time. Each of
-``--sessions`` simulated players starts a game of Connect Four 6x7 against
-``az:pretrained`` at its default strength on a random side, plays random legal moves as
-fast as the answers come, and starts a new game when one ends. Once the server has
-compiled its searches (its warm-up) and after ``--warm_up`` seconds of play, it counts for
-``--seconds``: moves per second (a move is one request: the player's move and the agent's
-reply), the latency of a move (p50, p99), errors (any answer but 200, or a failed request:
-must be 0) and, from ``/api/stats``, positions searched per device call. The last line is
-the batched server's throughput over the one-at-a-time server's.
+Each scenario starts ``experiments.serve`` on loopback and simulated players
+(``experiments/benchmarks/serving.py``) who play random legal moves against
+``az:pretrained`` (Connect Four 6x7) as fast as the answers come. A move is one request
+(the player's move and the agent's reply); an error is any answer but 200, or a failed
+request (must be 0).
+
+- ``load``: ``--sessions`` players at the default strength, once with batched searches
+  and once one position at a time (``--modes``); after the warm-up and ``--warm_up`` s of
+  play it counts ``--seconds``: moves/s, p50/p99 latency, positions per search call.
+- ``new_strength``: ``--warm_players`` play at the default strength; after ``--before`` s,
+  ``--joiners`` players start at once at ``--new_strength`` simulations, the agent
+  opening. It reports the joiners' wait for the agent's first move, and the warm players'
+  latency before and while the new strength compiles (until the server compiles nothing).
+  Its server keeps no compilation cache (unless the cache flags are given), so that the
+  new strength is compiled, not loaded from an earlier run.
+- ``mixed``: ``--sessions`` players for ``--seconds``, each at one of ``--strengths``
+  (those other than the default compile while they play), after ``--warm_up`` s.
+- ``warm_start``: starts the server twice on one new empty compilation cache: seconds
+  until it answers and until its warm-up is done, first with the cache empty, then full.
+
+Servers use the per-user compilation cache unless ``--compilation_cache_dir`` or
+``--nocompilation_cache`` is given (passed on to them); ``warm_start`` always uses its own.
 """
 
 from __future__ import annotations
@@ -20,127 +35,193 @@ import asyncio
 import json
 import os
 import random
-import socket
-import subprocess
-import sys
 import time
 
-import httpx
 import numpy as np
 from absl import app, flags
 
 from experiments import cli
+from experiments.benchmarks import serving
 
-_SESSIONS = flags.DEFINE_integer("sessions", 50, "Concurrent simulated players.")
-_SECONDS = flags.DEFINE_float("seconds", 60.0, "Measured seconds per server.")
-_WARM_UP = flags.DEFINE_float("warm_up", 10.0, "Unmeasured seconds of play first.")
-_MODES = flags.DEFINE_list("modes", ["batched", "unbatched"], "Servers to measure.")
+_SCENARIO = flags.DEFINE_enum(
+    "scenario", "load", ["load", "new_strength", "mixed", "warm_start"], "What to measure."
+)
+_SESSIONS = flags.DEFINE_integer("sessions", 50, "load, mixed: concurrent simulated players.")
+_SECONDS = flags.DEFINE_float("seconds", 60.0, "load, mixed: measured seconds per server.")
+_WARM_UP = flags.DEFINE_float("warm_up", 10.0, "load, mixed: unmeasured seconds of play first.")
+_MODES = flags.DEFINE_list("modes", ["batched", "unbatched"], "load: servers to measure.")
 _SEED = flags.DEFINE_integer("seed", 0, "The players' randomness.")
 _BATCHED_SIZES = flags.DEFINE_string(
     "batch_sizes", "", "The batched server's --batch_sizes; default: the server's own."
 )
+_JOINERS = flags.DEFINE_integer("joiners", 20, "new_strength: players joining at once.")
+_WARM_PLAYERS = flags.DEFINE_integer("warm_players", 5, "new_strength: players already in.")
+_BEFORE = flags.DEFINE_float("before", 10.0, "new_strength: seconds measured before joining.")
+_NEW_STRENGTH = flags.DEFINE_integer("new_strength", 8, "new_strength: the joiners' simulations.")
+_STRENGTHS = flags.DEFINE_list("strengths", ["0", "8", "16", "32", "64"], "mixed: simulations.")
 
 _MODE_NAMES = ("batched", "unbatched")
-_GAME = {"game": "connect_four", "agent": "az:pretrained"}
+DEFAULT = "az:pretrained"  # at its default strength, which the warm-up compiles
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def _cache_arguments() -> list[str]:
+    """This command's compilation-cache flags, for the servers it starts."""
+    values = flags.FLAGS
+    if not values.compilation_cache:
+        return ["--nocompilation_cache"]
+    if values.compilation_cache_dir:
+        return [f"--compilation_cache_dir={values.compilation_cache_dir}"]
+    return []
 
 
-def _start_server(port: int, batch_sizes: str) -> subprocess.Popen:
-    command = [sys.executable, "-m", "experiments.serve", f"--port={port}"]
-    command += [f"--batch_sizes={batch_sizes}"] if batch_sizes else []
-    command += ["--max_sessions=1000"]
-    return subprocess.Popen(command, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+def _errors(tally: serving.Tally) -> str:
+    count = tally.error_count()
+    return f"errors: {count}" + (f" (first: {tally.errors[0][1]})" if count else "")
 
 
-async def _wait_ready(client: httpx.AsyncClient, server: subprocess.Popen) -> None:
-    """Until the server answers and has compiled its searches (its warm-up)."""
-    for _ in range(6000):
-        if server.poll() is not None:
-            raise RuntimeError(f"the server exited with {server.returncode}")
-        try:
-            if (await client.get("/api/stats")).json()["warm"]:
-                return
-        except httpx.TransportError:
-            pass
-        await asyncio.sleep(0.1)
-    raise RuntimeError("the server was not ready within 10 minutes")
+def _players(client, tally, stop, agents, *, seed, human=None):
+    return [
+        serving.player(client, random.Random(seed * 1000 + i), tally, stop, agent, human=human)
+        for i, agent in enumerate(agents)
+    ]
 
 
-class Tally:
-    def __init__(self):
-        self.latencies: list[float] = []
-        self.errors: list[str] = []
-        self.counting = False
-
-
-async def _player(client: httpx.AsyncClient, rng: random.Random, tally: Tally, stop: float):
-    view = None
-    while time.monotonic() < stop:
-        try:
-            if view is None or view["over"]:
-                if view is not None:
-                    await client.delete(f"/api/sessions/{view['id']}")
-                body = {**_GAME, "human": rng.choice(["first", "second"])}
-                response = await client.post("/api/sessions", json=body)
-            else:
-                move = rng.choice(view["legal_moves"])
-                began = time.perf_counter()
-                response = await client.post(
-                    f"/api/sessions/{view['id']}/moves", json={"move": move}
-                )
-                if tally.counting and response.status_code == 200:
-                    tally.latencies.append(time.perf_counter() - began)
-            if response.status_code != 200:
-                raise RuntimeError(f"HTTP {response.status_code}: {response.text[:200]}")
-            view = response.json()
-        except Exception as error:  # counted, then the player starts a new game
-            if tally.counting:
-                tally.errors.append(repr(error))
-            view = None
-
-
-async def _measure(mode: str) -> dict:
-    port = _free_port()
-    server = _start_server(port, _BATCHED_SIZES.value if mode == "batched" else "1")
-    limits = httpx.Limits(max_connections=_SESSIONS.value + 10)
+async def _load(mode: str) -> dict:
+    sizes = _BATCHED_SIZES.value if mode == "batched" else "1"
+    server = serving.Server(([f"--batch_sizes={sizes}"] if sizes else []) + _cache_arguments())
     try:
-        async with httpx.AsyncClient(
-            base_url=f"http://127.0.0.1:{port}", timeout=120, limits=limits
-        ) as client:
-            await _wait_ready(client, server)
-            tally = Tally()
-            rngs = [random.Random(_SEED.value * 1000 + i) for i in range(_SESSIONS.value)]
-            start = time.monotonic()
-            stop = start + _WARM_UP.value + _SECONDS.value
-            players = [_player(client, rng, tally, stop) for rng in rngs]
+        async with serving.client_for(server, _SESSIONS.value) as client:
+            await server.wait(client, warm=True)
+            tally = serving.Tally()
+            start = time.monotonic() + _WARM_UP.value
+            stop = start + _SECONDS.value
+            players = _players(client, tally, stop, [DEFAULT] * _SESSIONS.value, seed=_SEED.value)
             gathered = asyncio.gather(*players)
             await asyncio.sleep(_WARM_UP.value)
-            before = (await client.get("/api/stats")).json()
-            tally.counting, counted_from = True, time.monotonic()
+            before = await server.stats(client)
             await gathered
-            elapsed = time.monotonic() - counted_from
-            after = (await client.get("/api/stats")).json()
+            after = await server.stats(client)
     finally:
-        server.terminate()
-        server.wait(timeout=60)
-    latencies = np.array(tally.latencies) * 1000
-    searched = after["positions"] - before["positions"]
+        server.stop()
+    latencies = tally.latencies(start, stop)
     calls = after["batches"] - before["batches"]
+    print(
+        f"{mode:>9}: {serving.summary(latencies, _SECONDS.value)}  errors "
+        f"{tally.error_count(start, stop)}  "
+        f"{(after['positions'] - before['positions']) / max(calls, 1):.1f} positions per call",
+        flush=True,
+    )
+    if tally.errors:
+        print(f"           first error: {tally.errors[0][1]}")
     return {
-        "mode": mode,
-        "moves_per_s": len(latencies) / elapsed,
-        "p50_ms": float(np.percentile(latencies, 50)) if len(latencies) else float("nan"),
-        "p99_ms": float(np.percentile(latencies, 99)) if len(latencies) else float("nan"),
-        "moves": len(latencies),
-        "errors": len(tally.errors),
-        "first_error": tally.errors[0] if tally.errors else None,
-        "positions_per_call": searched / max(calls, 1),
+        "moves_per_s": len(latencies) / _SECONDS.value,
+        "p50_ms": float(np.percentile(latencies, 50) * 1000),
+        "p99_ms": float(np.percentile(latencies, 99) * 1000),
+        "errors": tally.error_count(start, stop),
     }
+
+
+async def _new_strength() -> dict:
+    strength = _NEW_STRENGTH.value
+    new = f"{DEFAULT}:{strength}"
+    server = serving.Server(_cache_arguments() or ["--nocompilation_cache"])
+    count = _WARM_PLAYERS.value + _JOINERS.value
+    try:
+        async with serving.client_for(server, count) as client:
+            await server.wait(client, warm=True)
+            warm, joiners = serving.Tally(), serving.Tally()
+            start = time.monotonic()
+            players = _players(client, warm, float("inf"), [DEFAULT] * _WARM_PLAYERS.value, seed=1)
+            running = [asyncio.ensure_future(p) for p in players]
+            await asyncio.sleep(_BEFORE.value)
+            joined = time.monotonic()
+            stop = joined + 600
+            newcomers = [new] * _JOINERS.value
+            arrivals = _players(client, joiners, stop, newcomers, seed=2, human="second")
+            running += [asyncio.ensure_future(p) for p in arrivals]
+            while len(joiners.openings) < _JOINERS.value and time.monotonic() < stop:
+                await asyncio.sleep(0.05)
+            compiled = await server.idle(client)
+            await asyncio.sleep(2.0)
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+    finally:
+        server.stop()
+    waits = [s for _, s in sorted(joiners.openings)[: _JOINERS.value]]  # each one's first
+    print(f"{_JOINERS.value} players join at az:pretrained:{strength} (not compiled yet)")
+    print(f"  first move:   p50 {waits[len(waits) // 2]:.2f} s, max {max(waits):.2f} s")
+    print(f"  all compiled {compiled - joined:.1f} s after they joined")
+    before, during = warm.latencies(start, joined), warm.latencies(joined, compiled)
+    print(f"  warm players before: {serving.summary(before)}")
+    print(f"  warm players during: {serving.summary(during)}")
+    everyone = serving.Tally(errors=warm.errors + joiners.errors)
+    print(f"  {_errors(everyone)}")
+    return {
+        "strength": strength,
+        "first_move_p50_s": waits[len(waits) // 2],
+        "first_move_max_s": max(waits),
+        "warm_p99_before_ms": float(np.percentile(before, 99) * 1000),
+        "warm_p99_during_ms": float(np.percentile(during, 99) * 1000),
+        "errors": everyone.error_count(),
+    }
+
+
+async def _mixed() -> dict:
+    strengths = [f"{DEFAULT}:{int(s)}" for s in _STRENGTHS.value]
+    server = serving.Server(_cache_arguments())
+    try:
+        async with serving.client_for(server, _SESSIONS.value) as client:
+            await server.wait(client, warm=True)
+            tallies = {agent: serving.Tally() for agent in strengths}
+            start = time.monotonic() + _WARM_UP.value
+            stop = start + _SECONDS.value
+            players = []
+            for i in range(_SESSIONS.value):
+                agent = strengths[i % len(strengths)]
+                rng = random.Random(_SEED.value * 1000 + i)
+                players.append(serving.player(client, rng, tallies[agent], stop, agent))
+            await asyncio.gather(*players)
+    finally:
+        server.stop()
+    print(f"{_SESSIONS.value} players at mixed strengths, {_SECONDS.value:.0f} s counted")
+    for agent, tally in tallies.items():
+        print(f"  {agent:>20}: {serving.summary(tally.latencies(start, stop), _SECONDS.value)}")
+    everyone = serving.Tally(
+        moves=[m for t in tallies.values() for m in t.moves],
+        errors=[e for t in tallies.values() for e in t.errors],
+    )
+    print(f"  {'all':>20}: {serving.summary(everyone.latencies(start, stop), _SECONDS.value)}")
+    print(f"  {_errors(everyone)}")
+    latencies = everyone.latencies(start, stop)
+    return {
+        "moves_per_s": len(latencies) / _SECONDS.value,
+        "p99_ms": float(np.percentile(latencies, 99) * 1000),
+        "errors": everyone.error_count(),
+    }
+
+
+async def _warm_start() -> dict:
+    cache, times = serving.fresh_cache(), {}
+    try:
+        for start in ("first", "second"):
+            server = serving.Server([f"--compilation_cache_dir={cache}"])
+            try:
+                async with serving.client_for(server, 1) as client:
+                    answering = await server.wait(client, warm=False)
+                    warm = await server.wait(client, warm=True)
+            finally:
+                server.stop()
+            times[start] = warm
+            print(
+                f"{start} start ({'empty' if start == 'first' else 'full'} cache): answers after "
+                f"{answering:.1f} s, warm after {warm:.1f} s",
+                flush=True,
+            )
+        print(f"cache: {serving.folder_bytes(cache) / 1e6:.1f} MB")
+    finally:
+        serving.remove(cache)
+    return times
 
 
 def main(argv: list[str]) -> None:
@@ -148,26 +229,15 @@ def main(argv: list[str]) -> None:
     unknown = set(_MODES.value) - set(_MODE_NAMES)
     if unknown:
         raise app.UsageError(f"--modes: expected some of {', '.join(_MODE_NAMES)}, got {unknown}.")
-    print(
-        f"{_SESSIONS.value} players, random legal moves against {_GAME['agent']} (Connect Four "
-        f"6x7, default strength); {_WARM_UP.value:.0f} s warm-up, {_SECONDS.value:.0f} s counted; "
-        f"{os.cpu_count()} CPU cores."
-    )
-    results = {}
-    for mode in _MODES.value:
-        results[mode] = asyncio.run(_measure(mode))
-        r = results[mode]
-        print(
-            f"{mode:>9}: {r['moves_per_s']:7.1f} moves/s  p50 {r['p50_ms']:7.1f} ms  "
-            f"p99 {r['p99_ms']:7.1f} ms  errors {r['errors']}  "
-            f"{r['positions_per_call']:.1f} positions per search call  ({r['moves']} moves)",
-            flush=True,
-        )
-        if r["first_error"]:
-            print(f"           first error: {r['first_error']}")
-    if {"batched", "unbatched"} <= set(results):
-        ratio = results["batched"]["moves_per_s"] / results["unbatched"]["moves_per_s"]
-        print(f"batched / one at a time: {ratio:.2f}x moves/s")
+    print(f"scenario {_SCENARIO.value}; {os.cpu_count()} CPU cores, server and players share them")
+    if _SCENARIO.value == "load":
+        results = {mode: asyncio.run(_load(mode)) for mode in _MODES.value}
+        if {"batched", "unbatched"} <= set(results):
+            ratio = results["batched"]["moves_per_s"] / results["unbatched"]["moves_per_s"]
+            print(f"batched / one at a time: {ratio:.2f}x moves/s")
+    else:
+        scenarios = {"new_strength": _new_strength, "mixed": _mixed, "warm_start": _warm_start}
+        results = asyncio.run(scenarios[_SCENARIO.value]())
     print(json.dumps(results))
 
 

@@ -1,17 +1,22 @@
-"""What the entry points share: the start of ``main`` and game settings on the command line."""
+"""What the entry points share: the start of ``main`` (with the compilation cache) and game
+settings on the command line."""
 
 from __future__ import annotations
 
 from absl import app, flags, logging
 
+from experiments import compilation_cache
+
 
 def begin(argv: list[str]) -> None:
-    """Refuses stray arguments and, unless ``--verbosity`` was given, shows only warnings
-    (orbax and JAX log much at info level)."""
+    """Refuses stray arguments, shows only warnings unless ``--verbosity`` was given (orbax
+    and JAX log much at info level) and sets up the persistent compilation cache
+    (``compilation_cache.setup``)."""
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     if not flags.FLAGS["verbosity"].present:
         logging.set_verbosity(logging.WARNING)
+    compilation_cache.setup()
 
 
 def parse_settings(text: str) -> dict[str, int]:

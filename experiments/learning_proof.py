@@ -29,7 +29,10 @@ import time
 
 from absl import app, flags
 
-from experiments import host_devices  # noqa: F401  (first: before JAX starts)
+from experiments import (
+    compilation_cache,
+    host_devices,  # noqa: F401  (first: before JAX starts)
+)
 
 _WORKDIR = flags.DEFINE_string("workdir", None, "Run directory.", required=True)
 _MINUTES = flags.DEFINE_float("minutes", 10.0, "tic_tac_toe: the training time budget.")
@@ -49,6 +52,7 @@ def main(argv: list[str]) -> None:
     }
     if len(argv) != 2 or argv[1] not in modes:
         raise app.UsageError(f"Expected one mode, one of {', '.join(modes)}; got {argv[1:]}.")
+    compilation_cache.setup()
     modes[argv[1]]()
 
 

@@ -6,6 +6,10 @@ Then open http://127.0.0.1:8000/. ``--host=0.0.0.0`` serves every device on your
 (phones, other computers: open http://<this machine's address>:8000/). There is no login
 and no encryption: do that only on a network you trust. The API is described in
 ``alphazero_jax/play/web.py`` and the README.
+
+Compiled searches are kept in a per-user cache (``experiments/compilation_cache.py``;
+``--compilation_cache_dir``, ``--nocompilation_cache``), so a second start warms up from
+disk.
 """
 
 from __future__ import annotations
@@ -19,6 +23,11 @@ from experiments import cli
 _HOST = flags.DEFINE_string("host", "127.0.0.1", "Address to bind; 0.0.0.0: the whole network.")
 _PORT = flags.DEFINE_integer("port", 8000, "Port to listen on.")
 _MAX_SESSIONS = flags.DEFINE_integer("max_sessions", 500, "Games kept at once.")
+_MAX_AGENTS = flags.DEFINE_integer(
+    "max_agents",
+    32,
+    "Agents (game settings, agent, strength) kept compiled at once, the warm-up's included.",
+)
 _IDLE_MINUTES = flags.DEFINE_float("idle_minutes", 30.0, "A game idle this long is dropped.")
 _BATCH_SIZES = flags.DEFINE_list(
     "batch_sizes",
@@ -43,6 +52,7 @@ def config():
         idle_seconds=_IDLE_MINUTES.value * 60,
         batch_sizes=tuple(int(size) for size in sizes) or None,
         warm_up=_WARM_UP.value,
+        max_agents=_MAX_AGENTS.value,
     )
 
 

@@ -8,10 +8,12 @@ Several processes (machines) train one run when each is started with
 ``--workdir`` on a shared file system; ``--distributed`` lets a TPU pod, Slurm or Open MPI
 supply those (``experiments/multiprocess.py``).
 
-Restarting with the same ``--workdir`` resumes from its newest checkpoint; Ctrl-C saves
-one and stops. A bad flag or config prints one line, ``error: ...``, and exits with
-status 2. On a machine without an accelerator, the CPU is offered to JAX as one device per
-core (``--host_devices``) so that self-play and learning run on all cores.
+Restarting with the same ``--workdir`` resumes from its newest good checkpoint; Ctrl-C
+saves one and stops. A bad flag or config prints one line, ``error: ...``, and exits with
+status 2; training that cannot go on (a non-finite loss, a full disk) exits with status 1
+and one line naming the checkpoint it resumes from. On a machine without an accelerator,
+the CPU is offered to JAX as one device per core (``--host_devices``) so that self-play
+and learning run on all cores.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from absl import app, flags, logging
 from ml_collections import config_flags
 
 from experiments import (
+    compilation_cache,
     host_devices,  # noqa: F401  (first: before JAX starts)
     multiprocess,
 )
@@ -37,12 +40,12 @@ flags.DEFINE_bool("distributed", False, "Let JAX detect a TPU pod / Slurm / Open
 flags.mark_flags_as_required(["config", "workdir"])
 
 
-def _fail(error: Exception | str) -> NoReturn:
-    """Exits with status 2 and one line: the first and last line of a long message (a
+def _fail(error: Exception | str, status: int = 2) -> NoReturn:
+    """Exits with ``status`` and one line: the first and last line of a long message (a
     config file's error arrives with its traceback inside)."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [repr(error)]
     print("error: " + " ".join(dict.fromkeys([lines[0], lines[-1]])), file=sys.stderr)
-    sys.exit(2)
+    sys.exit(status)
 
 
 def _parse_flags(argv: list[str]) -> list[str]:
@@ -71,6 +74,7 @@ def main(argv: list[str]) -> None:
         )
     except ValueError as error:
         _fail(error)
+    compilation_cache.setup()
     try:
         config = _CONFIG.value
         config.to_dict()  # a file that failed to load raises here, on first use
@@ -80,6 +84,7 @@ def main(argv: list[str]) -> None:
 
     from alphazero_jax.training import train
     from alphazero_jax.training.config_schema import ConfigError
+    from alphazero_jax.training.session import TrainingError
 
     print(
         f"JAX {jax.__version__}: {jax.device_count()} x {jax.devices()[0].device_kind}"
@@ -89,6 +94,8 @@ def main(argv: list[str]) -> None:
         train.train_and_evaluate(config, _WORKDIR.value)
     except ConfigError as error:
         _fail(error)
+    except TrainingError as error:  # a non-finite loss, a full disk: one line, status 1
+        _fail(error, status=1)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import sys
 from absl import app, flags, logging
 
 from alphazero_jax.training import tdmcts
+from experiments import compilation_cache
 
 _DEFAULTS = tdmcts.default_config()
 _WORKDIR = flags.DEFINE_string("workdir", None, "Run directory (created; resumed if present).")
@@ -41,6 +42,7 @@ def main(argv: list[str]) -> None:
         sys.exit(f"error: unexpected arguments {argv[1:]}")
     if not flags.FLAGS["verbosity"].present:  # orbax logs every save at INFO
         logging.set_verbosity(logging.WARNING)
+    compilation_cache.setup()
     values = flags.FLAGS.flag_values_dict()
     config = tdmcts.default_config()
     for name in config:

@@ -1,5 +1,21 @@
-"""Tests run on the CPU, whatever accelerator the machine has."""
+"""Tests run on the CPU, whatever accelerator the machine has, with one compilation cache
+of their own (``experiments/compilation_cache.py``): a fresh folder per test session that
+its workers and the entry points they start share, so that a program several tests
+compile (the smoke runs) compiles once; it is deleted at the end, and nothing goes into
+your own cache."""
 
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+if "ALPHAZERO_JAX_CACHE_DIR" not in os.environ:  # the controller; workers inherit it
+    os.environ["ALPHAZERO_JAX_CACHE_DIR"] = tempfile.mkdtemp(prefix="alphazero_jax-tests-")
+    os.environ["ALPHAZERO_JAX_TESTS_OWN_CACHE"] = "1"
+if os.environ["ALPHAZERO_JAX_CACHE_DIR"].lower() not in ("off", "none", "0", "false"):
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = os.environ["ALPHAZERO_JAX_CACHE_DIR"]  # in-process
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput") and os.environ.get("ALPHAZERO_JAX_TESTS_OWN_CACHE"):
+        shutil.rmtree(os.environ["ALPHAZERO_JAX_CACHE_DIR"], ignore_errors=True)

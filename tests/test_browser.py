@@ -38,15 +38,20 @@ def _missing_browser() -> None:
 
 
 @pytest.fixture(scope="module")
-def url():
-    import uvicorn
-
+def app():
     from alphazero_jax.play import web
+
+    return web.create_app()
+
+
+@pytest.fixture(scope="module")
+def url(app):
+    import uvicorn
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(web.create_app(), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -326,3 +331,25 @@ def test_quoridor_a_pawn_move_then_a_wall_placed_through_its_groove(driver, url,
     _hover(driver, "c2", 0.5, 0.25)  # c2v would cross c2h: no preview
     assert _preview(driver) is None
     _shot(driver, "quoridor.png", tmp_path)
+
+
+def test_the_warm_up_is_shown_until_it_is_done(driver, url, app):
+    import concurrent.futures
+
+    server = app.state.server
+    done, waiting = concurrent.futures.Future(), concurrent.futures.Future()
+    done.set_result(None)
+    server.warm, server.pool.warm_up_jobs = False, [done, waiting]  # as if still compiling
+    try:
+        driver.get(url)
+        line = driver.find_element(By.ID, "warm-up")
+        WebDriverWait(driver, WAIT_SECONDS).until(lambda d: line.is_displayed())
+        assert line.text.startswith("The server is warming up: 1 of 2 searches")
+        assert "A game against an agent that is ready starts at once" in line.text
+        _wait_settled(driver)  # the board is there meanwhile: the human moves first
+        slots = driver.find_elements(By.CSS_SELECTOR, ".c4-slot")
+        assert len(slots) == 42 and _stones(driver, ".c4-slot") == 0
+    finally:
+        waiting.set_result(None)
+        server.warm = True
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: not line.is_displayed())

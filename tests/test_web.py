@@ -1,12 +1,16 @@
 """The browser-play server's JSON API: whole games, every kind of bad input (a 4xx with a
-JSON error, the session unchanged), expiry and the session bound, and batched searches."""
+JSON error, the session unchanged), expiry and the session bound, batched searches, and
+the compiles: one for a player at a new strength, the rest in the background, within a
+bounded number of agents, with no client holding up the others."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import stat
 import subprocess
 import sys
+import threading
 import time
 import warnings
 
@@ -17,6 +21,8 @@ import pytest
 
 from alphazero_jax import agents, games
 from alphazero_jax.play import batching, web
+from alphazero_jax.play.agent_pool import AgentPool
+from alphazero_jax.play.compiler import Compiler
 
 with warnings.catch_warnings():  # newer Starlette prefers httpx2 to httpx; both work
     warnings.simplefilter("ignore")
@@ -323,11 +329,13 @@ def test_config_is_checked():
         web.ServerConfig(max_sessions=0)
 
 
-def test_experiments_serve_answers_and_refuses_bad_flags():
+def test_experiments_serve_answers_and_refuses_bad_flags(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    cache = tmp_path / "cache" / "jax"
     command = [sys.executable, "-m", "experiments.serve", f"--port={port}", "--nowarm_up"]
+    command.append(f"--compilation_cache_dir={cache}")
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 120
@@ -343,6 +351,7 @@ def test_experiments_serve_answers_and_refuses_bad_flags():
         server.terminate()
         output = server.communicate(timeout=60)[0]
     assert f"Serving http://127.0.0.1:{port}/" in output
+    assert cache.is_dir() and stat.S_IMODE(cache.stat().st_mode) == 0o700  # yours alone
     bad = subprocess.run(
         [sys.executable, "-m", "experiments.serve", "--batch_sizes=4,1"],
         capture_output=True,
@@ -350,3 +359,182 @@ def test_experiments_serve_answers_and_refuses_bad_flags():
         timeout=120,
     )
     assert bad.returncode != 0 and "batch_sizes: expected ascending" in bad.stderr
+
+
+# -- compiles: one at a time for a player, the rest in the background ---------------------
+
+
+def test_plan_pads_to_a_ready_size_or_splits_by_the_largest():
+    assert batching.plan(3, ()) is None  # nothing compiled: compile first
+    assert batching.plan(3, (4, 8)) == (4, 3)  # the smallest ready size that holds them
+    assert batching.plan(1, (8,)) == (8, 1)  # padded while 1 compiles
+    assert batching.plan(5, (1, 2)) == (2, 2)  # 2 now, the other 3 next
+    assert batching.plan(8, (1,)) == (1, 1)
+
+
+def test_compiler_runs_urgent_jobs_beside_a_busy_background_lane():
+    compiler = Compiler()
+    started, release = threading.Event(), threading.Event()
+    blocked = compiler.submit("background", lambda: started.set() or release.wait())
+    assert started.wait(timeout=60)
+    queued = compiler.submit("queued", lambda: "queued")
+    urgent = compiler.submit("urgent", lambda: "urgent", urgent=True)
+    assert urgent.result(timeout=60) == "urgent"  # the background lane is still busy
+    assert not queued.done() and compiler.status()["running"] == ["background"]
+    compiler.hurry(queued)  # now urgent: the urgent lane takes it
+    assert queued.result(timeout=60) == "queued"
+    release.set()
+    assert blocked.result(timeout=60) is True
+    failed = compiler.submit("fails", lambda: 1 / 0, urgent=True)
+    with pytest.raises(ZeroDivisionError):
+        failed.result(timeout=60)
+    compiler.close()
+    assert compiler.submit("late", lambda: None).cancelled()
+
+
+class _LoggedCompiler(Compiler):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+
+    def submit(self, label, fn, *, urgent=False):
+        self.log.append((label.rsplit(" ", 1)[-1], urgent))
+        return super().submit(label, fn, urgent=urgent)
+
+
+def test_a_new_agent_waits_for_one_compile_and_the_other_sizes_follow():
+    game = games.make("tic_tac_toe")
+    compiler = _LoggedCompiler()
+    batcher = batching.Batcher(
+        agents.from_spec(game, "random"), sizes=(1, 2, 4), wait=0.0, compiler=compiler
+    )
+    state = games.replay(game, "a3 a1 b3 b1")  # a1 a3 b1 b3 taken: five cells left
+
+    async def run():
+        first = await batcher.analyse(state)
+        for future in batcher.prepare(state):  # queued already: the same futures
+            await asyncio.wrap_future(future)
+        again = await asyncio.gather(*(batcher.analyse(state) for _ in range(3)))
+        await batcher.close()
+        return first, again
+
+    first, again = asyncio.run(run())
+    # The caller waited for the batch of one only (urgent); 2 and 4 compiled behind it.
+    assert compiler.log[:3] == [("1", True), ("2", False), ("4", False)]
+    assert len(compiler.log) == 3 and batcher.ready == (1, 2, 4)
+    free = {"a2", "b2", "c1", "c2", "c3"}
+    assert {game.action_to_text(int(r.action[0])) for r in (first, *again)} <= free
+
+
+def test_idle_agents_make_room_and_agents_in_play_are_kept():
+    config = web.ServerConfig(max_agents=2, batch_sizes=(1,))
+    with TestClient(web.create_app(config)) as client:
+        pool = client.app.state.server.pool
+        first = new(client, agent="minimax:1")  # the human moves first: nothing compiles
+        new(client, agent="greedy")
+        full = client.post(
+            "/api/sessions", json={"game": "tic_tac_toe", "agent": "random", "human": "second"}
+        )
+        assert full.status_code == 503 and "maximum of 2 agents" in full.json()["error"]
+        assert len(pool.batchers) == 2
+        client.delete(f"/api/sessions/{first['id']}")  # minimax:1 is idle now
+        third = new(client, agent="random", human="second")
+        assert len(third["moves"].split()) == 1  # the new agent opened
+        held = {spec for _, spec in pool.batchers}
+        assert held == {"greedy", "random"} and pool.evicted == 1
+        stats = client.get("/api/stats").json()
+        assert stats["max_agents"] == 2 and stats["evicted"] == 1
+        shown = {agent["agent"]: agent for agent in stats["agents"]}
+        assert shown["random"]["ready"] == [1] and shown["greedy"]["ready"] == []
+        assert shown["random"]["settings"] == {"rows": 3, "cols": 3, "connect": 3}
+
+
+def test_an_agent_asked_for_by_many_at_once_is_built_once():
+    game = games.make("tic_tac_toe")
+    pool = AgentPool(max_agents=2, sizes=(1,), wait=0.0)
+
+    async def run():
+        first = await asyncio.gather(*(pool.get(game, "greedy") for _ in range(5)))
+        again = await pool.get(game, "greedy")  # held now
+        with pytest.raises(ValueError, match="nonsense"):
+            await asyncio.gather(*(pool.get(game, "nonsense") for _ in range(3)))
+        await pool.close()
+        return [*first, again]
+
+    got = asyncio.run(run())
+    assert all(batcher is got[0] for batcher in got)
+    assert list(pool.batchers) == [(game, "greedy")]
+
+
+def test_the_session_limit_is_checked_before_an_agent_is_built():
+    with TestClient(web.create_app(web.ServerConfig(max_sessions=1))) as client:
+        new(client)
+        pool = client.app.state.server.pool
+        held = dict(pool.batchers)
+        refused = client.post("/api/sessions", json={"game": "connect_four", "agent": "mcts:77"})
+        assert refused.status_code == 503 and "maximum of 1 sessions" in refused.json()["error"]
+        assert dict(pool.batchers) == held
+
+
+def test_the_warm_up_reports_its_progress_and_ends_warm(monkeypatch):
+    wanted = []
+    for name in ("tic_tac_toe", "connect_four"):
+        game = games.make(name)
+        wanted.append((game, "random", game.init(jax.random.key(0))))
+    monkeypatch.setattr(web.Server, "warm_up_agents", lambda self: wanted)
+    config = web.ServerConfig(warm_up=True, batch_sizes=(1, 2))
+    with TestClient(web.create_app(config)) as client:
+        stats = client.get("/api/stats").json()
+        assert stats["warm_up"]["total"] == 4 and set(stats["compiling"]) == {
+            "running",
+            "queued",
+            "done",
+        }
+        for _ in range(600):  # a guard, not a timing: each compile takes a fraction of this
+            stats = client.get("/api/stats").json()
+            if stats["warm"]:
+                break
+            time.sleep(0.1)
+        assert stats["warm"] and stats["warm_up"] == {"done": 4, "total": 4}
+        assert {a["game"]: a["ready"] for a in stats["agents"]} == {
+            "tic_tac_toe": [1, 2],
+            "connect_four": [1, 2],
+        }
+
+
+def test_a_slow_or_silent_client_holds_up_no_one():
+    import uvicorn
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = web.create_app(web.ServerConfig(body_seconds=0.5))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(600):
+            if server.started:
+                break
+            time.sleep(0.05)
+        # One client sends half a body and waits; another sends requests and never reads.
+        slow = socket.create_connection(("127.0.0.1", port))
+        slow.sendall(
+            b"POST /api/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 100\r\n\r\n{"game": '
+        )
+        silent = socket.create_connection(("127.0.0.1", port))
+        silent.sendall(b"GET /api/games HTTP/1.1\r\nHost: x\r\n\r\n" * 50)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120) as client:
+            body = {"game": "tic_tac_toe", "agent": "random"}
+            view = client.post("/api/sessions", json=body).json()
+            view = client.post(f"/api/sessions/{view['id']}/moves", json={"move": "b2"}).json()
+            assert view["moves"].startswith("b2 ") and len(view["reply"]) == 1
+        slow.settimeout(60)
+        answer = slow.recv(4096).decode()
+        assert answer.startswith("HTTP/1.1 408") and "did not arrive within 0.5 s" in answer
+        slow.close()
+        silent.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

@@ -6,18 +6,25 @@ short ``wait``, or while the previous batch is still running) and searches them 
 batch. Batches are padded to a few fixed sizes, so an agent compiles at most
 ``len(sizes)`` times however the load varies, and fifty people playing at once cost
 about what one does.
+
+Each size is compiled ahead of time by a ``Compiler`` (``compiler.py``) and held by the
+batcher, so that its programs are freed with it. The first search of a new agent waits
+for one compile only, of the smallest size that holds the positions waiting; the other
+sizes compile in the background meanwhile, and until they are ready a batch is padded to
+a larger compiled size or split into batches of the largest (``plan``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import jax
 import numpy as np
 
-from alphazero_jax.play.session import analyse_batch
+from alphazero_jax.play.compiler import Compiler
 from alphazero_jax.types import Agent, Analysis, State
 
 # Each size at most twice the one before: padding at most doubles a batch's work.
@@ -40,11 +47,41 @@ def bucket(count: int, sizes: Sequence[int]) -> int:
     raise ValueError(f"Expected at most {sizes[-1]} positions in a batch, got {count}.")
 
 
+def plan(count: int, ready: Collection[int]) -> tuple[int, int] | None:
+    """How to search ``count`` waiting positions with the compiled sizes ``ready``.
+
+    Returns:
+      ``(size, taken)``: a batch of ``size`` holding the first ``taken`` positions (the
+      smallest ready size that holds them all, else the largest ready size, full); None
+      when no size is ready.
+    """
+    if not ready:
+        return None
+    holding = [size for size in ready if size >= count]
+    if holding:
+        return min(holding), count
+    return max(ready), max(ready)
+
+
 def stack(states: Sequence[State], size: int) -> State:
     """``states`` stacked along a new batch axis and padded to ``size`` with copies of the
     first (their results are dropped)."""
     padded = [*states, *[states[0]] * (size - len(states))]
     return jax.tree.map(lambda *leaves: np.stack([np.asarray(x) for x in leaves]), *padded)
+
+
+def _search_fn(agent: Agent) -> Callable:
+    """The agent's analysis, ``(params, key, states[B]) -> Analysis``, jitted as a function
+    of the batcher's own, so that JAX's caches let its programs go with the batcher. An
+    agent without ``analyse_fn`` gives its actions only (``value`` and ``shares`` None)."""
+    analyse_fn, act_fn = agent.analyse_fn, agent.act_fn
+
+    def search(params, key: jax.Array, states: State) -> Analysis:
+        if analyse_fn is not None:
+            return analyse_fn(params, key, states)
+        return Analysis(act_fn(params, key, states), None, None)
+
+    return jax.jit(search)
 
 
 class Batcher:
@@ -56,6 +93,8 @@ class Batcher:
         ``(1,)`` searches one position at a time (for comparison).
       wait: seconds to wait after the first queued position for others to join it.
       seed: the agents' randomness; each batch gets its own key.
+      compiler: where its sizes compile (shared by a server's batchers); None: its own.
+      label: how the compiler's status names it; None: the agent's name.
     """
 
     def __init__(
@@ -65,15 +104,68 @@ class Batcher:
         sizes: Sequence[int] = DEFAULT_SIZES,
         wait: float = 0.002,
         seed: int = 0,
+        compiler: Compiler | None = None,
+        label: str | None = None,
     ):
-        if not sizes or list(sizes) != sorted(sizes) or sizes[0] < 1:
+        if not sizes or list(sizes) != sorted(set(sizes)) or sizes[0] < 1:
             raise ValueError(f"Expected ascending batch sizes >= 1, got {sizes!r}.")
         self.agent, self.sizes, self.wait = agent, tuple(sizes), wait
+        self.label = label or agent.name
+        self.compiler = compiler or Compiler()
+        self._search = _search_fn(agent)
         self._key = jax.random.key(seed)
+        self._compiled: dict[int, Callable] = {}  # size -> compiled search
+        self._compiling: dict[int, concurrent.futures.Future] = {}
         self._queue: asyncio.Queue | None = None
         self._worker: asyncio.Task | None = None
+        self._busy = False  # a batch is being searched, or waits for its compile
         self.batches = 0  # device calls made so far
         self.positions = 0  # positions searched so far
+
+    @property
+    def ready(self) -> tuple[int, ...]:
+        """The sizes compiled so far."""
+        return tuple(sorted(tuple(self._compiled)))  # a copy first: compiles add to it
+
+    @property
+    def compiling(self) -> tuple[int, ...]:
+        """The sizes queued or compiling now."""
+        return tuple(sorted(s for s, f in self._compiling.items() if not f.done()))
+
+    @property
+    def idle(self) -> bool:
+        """No position queued or being searched."""
+        return self._queue is None or (self._queue.empty() and not self._busy)
+
+    def compile(
+        self, size: int, example: State, *, urgent: bool = False
+    ) -> concurrent.futures.Future:
+        """Queues the compile of batches of ``size`` (positions shaped as ``example``, an
+        unbatched state) unless it is done or queued; ``urgent`` moves it ahead of the
+        background work. Returns its ``concurrent.futures.Future``."""
+        if size not in self.sizes:
+            raise ValueError(f"Expected one of the batch sizes {self.sizes}, got {size}.")
+        future = self._compiling.get(size)
+        if future is None or (future.done() and size not in self._compiled):
+            future = self.compiler.submit(
+                f"{self.label}, batch of {size}",
+                lambda: self._compile(size, example),
+                urgent=urgent,
+            )
+            self._compiling[size] = future
+        elif urgent:
+            self.compiler.hurry(future)
+        return future
+
+    def prepare(self, example: State) -> list[concurrent.futures.Future]:
+        """Queues the compile of every size not yet compiled, smallest first, in the
+        background; returns their futures."""
+        return [self.compile(size, example) for size in self.sizes]
+
+    def _compile(self, size: int, example: State) -> None:
+        states = stack([example], size)
+        lowered = self._search.lower(self.agent.params, self._key, states)
+        self._compiled[size] = lowered.compile()
 
     async def analyse(self, state: State) -> Analysis:
         """The agent's analysis of one unbatched ``state``, as a batch of one on the host."""
@@ -85,7 +177,7 @@ class Batcher:
         return await future
 
     async def close(self) -> None:
-        """Stops the worker; queued calls are cancelled."""
+        """Stops the worker; queued calls and compiles not started are cancelled."""
         if self._worker is not None:
             self._worker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -93,32 +185,64 @@ class Batcher:
             self._worker = None
         while self._queue is not None and not self._queue.empty():
             self._queue.get_nowait()[1].cancel()
+        for future in self._compiling.values():
+            future.cancel()
 
     async def _serve(self) -> None:
-        queue = self._queue
+        queue, waiting = self._queue, []
         while True:
-            waiting = [await queue.get()]
-            if self.wait > 0 and self.sizes[-1] > 1:
-                await asyncio.sleep(self.wait)
+            if not waiting:
+                self._busy = False
+                waiting.append(await queue.get())
+                self._busy = True
+                if self.wait > 0 and self.sizes[-1] > 1:
+                    await asyncio.sleep(self.wait)
             while len(waiting) < self.sizes[-1] and not queue.empty():
                 waiting.append(queue.get_nowait())
             waiting = [(state, future) for state, future in waiting if not future.done()]
-            if not waiting:
-                continue
-            key = jax.random.fold_in(self._key, self.batches)
-            states = stack([state for state, _ in waiting], bucket(len(waiting), self.sizes))
             try:
-                analysis = await asyncio.to_thread(analyse_batch, self.agent, key, states)
+                waiting = await self._serve_some(waiting) if waiting else []
             except Exception as error:  # the callers get it; the worker goes on
-                for _, future in waiting:
-                    if not future.done():
-                        future.set_exception(error)
-                continue
-            self.batches += 1
-            self.positions += len(waiting)
-            for index, (_, future) in enumerate(waiting):
-                if not future.done():
-                    future.set_result(_row(analysis, index))
+                _fail(waiting, error)
+                waiting = []
+
+    async def _serve_some(self, waiting: list) -> list:
+        """Searches the first of ``waiting`` with a compiled size, or waits for the compile
+        of the size that holds them all when none is ready; returns those left waiting.
+        A failed compile or search is raised to the callers it concerns."""
+        chosen = plan(len(waiting), tuple(self._compiled))
+        if chosen is None:
+            example = waiting[0][0]
+            compiled = self.compile(bucket(len(waiting), self.sizes), example, urgent=True)
+            self.prepare(example)
+            try:
+                await asyncio.wrap_future(compiled)
+            except Exception as error:
+                _fail(waiting, error)
+                return []
+            return waiting
+        size, taken = chosen
+        batch, waiting = waiting[:taken], waiting[taken:]
+        key = jax.random.fold_in(self._key, self.batches)
+        states = stack([state for state, _ in batch], size)
+        search, params = self._compiled[size], self.agent.params
+        try:
+            analysis = await asyncio.to_thread(lambda: jax.device_get(search(params, key, states)))
+        except Exception as error:
+            _fail(batch, error)
+            return waiting
+        self.batches += 1
+        self.positions += len(batch)
+        for index, (_, future) in enumerate(batch):
+            if not future.done():
+                future.set_result(_row(analysis, index))
+        return waiting
+
+
+def _fail(waiting: list, error: Exception) -> None:
+    for _, future in waiting:
+        if not future.done():
+            future.set_exception(error)
 
 
 def _row(analysis: Analysis, index: int) -> Analysis:

@@ -6,7 +6,7 @@ CSS and JavaScript, one small drawing module per game) uses nothing but the API:
 | method and path | what it does |
 | --- | --- |
 | ``GET /api/games`` | the games, their settings with bounds, the agents and strengths |
-| ``GET /api/stats`` | sessions held, searches run, positions searched, warm-up done |
+| ``GET /api/stats`` | sessions held, searches run, the warm-up's progress, agents held |
 | ``POST /api/sessions`` | a new game: ``{game, settings, agent, simulations, human, moves}`` |
 | ``GET /api/sessions/{id}`` | the session |
 | ``POST /api/sessions/{id}/moves`` | ``{"move": "4"}``: the human's move, then the agent's |
@@ -23,10 +23,13 @@ the side that moved, ``shares`` the search's visit share per legal move).
 
 Bad input gets a 4xx answer ``{"error": "..."}`` that says what was expected, and leaves
 the session as it was. Sessions expire after ``idle_seconds`` without a request and at most
-``max_sessions`` exist at once. Agents are those of ``agents.from_spec`` that need no file
-of the user's: ``az:pretrained`` (the shipped network), ``mcts``, ``minimax``, ``greedy``
-and ``random``, with bounded strengths, and ``greedy:path`` for Quoridor. The searches of
-all sessions that play the same agent are batched (``batching.Batcher``).
+``max_sessions`` exist at once; the limit is checked before anything is built. Agents are
+those of ``agents.from_spec`` that need no file of the user's: ``az:pretrained`` (the
+shipped network), ``mcts``, ``minimax``, ``greedy`` and ``random``, with bounded strengths,
+and ``greedy:path`` for Quoridor. The searches of all sessions that play the same agent
+are batched (``batching.Batcher``); at most ``max_agents`` agents are held
+(``agent_pool.AgentPool``), and their compiles run on threads of their own
+(``compiler.Compiler``): a new strength waits for one compile and holds up no one else.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import dataclasses
 import json
 import pathlib
 import secrets
+import sys
 import time
 from typing import Any, Literal
 
@@ -46,12 +50,13 @@ from fastapi import exceptions, responses, staticfiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from alphazero_jax import agents, games
+from alphazero_jax import games
 from alphazero_jax.agents import pretrained
 from alphazero_jax.play import batching
+from alphazero_jax.play.agent_pool import AgentPool, PoolFull
 from alphazero_jax.play.batching import Batcher
-from alphazero_jax.play.session import SIDES, AgentMove, MoveError, PlaySession, analyse_batch
-from alphazero_jax.types import Agent, Game
+from alphazero_jax.play.session import SIDES, AgentMove, MoveError, PlaySession
+from alphazero_jax.types import Game
 
 STATIC = pathlib.Path(__file__).parent / "static"
 TITLES = {
@@ -80,6 +85,9 @@ class ServerConfig:
         client may ask for.
       warm_up: compile the shipped agents' searches (at their default strength, every
         batch size) when the server starts, so that players do not wait for compiles.
+      max_agents: agents (a game's settings, an agent and its strength) held at once with
+        their compiled searches; an idle one makes room for a new one.
+      body_seconds: a request body that has not arrived in this time is refused (408).
     """
 
     max_sessions: int = 500
@@ -91,6 +99,8 @@ class ServerConfig:
     max_simulations: int = 1024
     max_depth: int = 6
     warm_up: bool = False
+    max_agents: int = 32
+    body_seconds: float = 10.0
 
     def __post_init__(self):
         if self.batch_sizes is None:
@@ -102,6 +112,11 @@ class ServerConfig:
             raise ValueError(
                 "Expected max_sessions >= 1, idle_seconds > 0 and max_body_bytes >= 1024, got "
                 f"{self.max_sessions}, {self.idle_seconds}, {self.max_body_bytes}."
+            )
+        if self.max_agents < 1 or self.body_seconds <= 0:
+            raise ValueError(
+                "Expected max_agents >= 1 and body_seconds > 0, got "
+                f"{self.max_agents}, {self.body_seconds}."
             )
 
 
@@ -221,29 +236,45 @@ class Entry:
 
 
 class Server:
-    """The sessions and the agents (one ``Batcher`` per game and agent spec)."""
+    """The sessions and the agents (``AgentPool``: one ``Batcher`` per game and spec)."""
 
     def __init__(self, config: ServerConfig):
         self.config = config
         self.sessions: dict[str, Entry] = {}
-        self.batchers: dict[tuple[Game, str], Batcher] = {}
+        self.pool = AgentPool(
+            max_agents=config.max_agents,
+            sizes=config.batch_sizes,
+            wait=config.batch_wait,
+            label_fn=describe,
+        )
         self.solver_lock = asyncio.Lock()
         self.warm = not config.warm_up  # True once the warm-up compiled everything
 
-    def batcher(self, game: Game, spec: str) -> Batcher:
-        if (game, spec) not in self.batchers:
-            try:
-                agent: Agent = agents.from_spec(game, spec)
-            except ValueError as error:
-                raise ApiError(422, f"agent: {error}") from error
-            self.batchers[game, spec] = Batcher(
-                agent, sizes=self.config.batch_sizes, wait=self.config.batch_wait
+    async def batcher(self, game: Game, spec: str) -> Batcher:
+        """The agent's ``Batcher``; ApiError 422 for a spec the game refuses, 503 when
+        every agent the server may hold is in play."""
+        try:
+            return await self.pool.get(
+                game, spec, in_use=[entry.batcher for entry in self.sessions.values()]
             )
-        return self.batchers[game, spec]
+        except ValueError as error:
+            raise ApiError(422, f"agent: {error}") from error
+        except PoolFull as error:
+            raise ApiError(503, str(error)) from error
 
     def expire(self, now: float) -> None:
         for key in [k for k, e in self.sessions.items() if now - e.used > self.config.idle_seconds]:
             del self.sessions[key]
+
+    def check_room(self) -> None:
+        """ApiError 503 when the server holds its maximum of sessions (expired ones go)."""
+        self.expire(time.monotonic())
+        if len(self.sessions) >= self.config.max_sessions:
+            raise ApiError(
+                503,
+                f"The server holds its maximum of {self.config.max_sessions} sessions; "
+                "try again later or end one (DELETE /api/sessions/<id>).",
+            )
 
     def entry(self, session_id: str) -> Entry:
         self.expire(time.monotonic())
@@ -255,25 +286,37 @@ class Server:
         entry.used = time.monotonic()
         return entry
 
-    async def warm_up(self) -> None:
-        """Compiles each shipped agent's search at its default strength for every batch
-        size (a batch of one for every game first), in a worker thread."""
+    def warm_up_agents(self) -> list[tuple[Game, str, Any]]:
+        """The agents the warm-up compiles: each shipped network at its default strength,
+        with its game's start position."""
         default = next(k for k in AGENT_KINDS if k.kind == "az:pretrained")
-        batchers = []
+        wanted = []
         for name in games.available():
             for settings in pretrained.shipped(name):
                 game = games.make(name, **settings)
                 start = game.init(jax.random.key(0))
-                batchers.append((self.batcher(game, f"{default.kind}:{default.default}"), start))
-        for size in self.config.batch_sizes:
-            for batcher, start in batchers:
-                states = batching.stack([start], size)
-                await asyncio.to_thread(analyse_batch, batcher.agent, jax.random.key(0), states)
+                wanted.append((game, f"{default.kind}:{default.default}", start))
+        return wanted
+
+    async def warm_up(self) -> None:
+        """Compiles the ``warm_up_agents`` for every batch size (a batch of one for every
+        game first), on the compiler's background lane. If that fails, the agents compile
+        when first played, and the error is printed."""
+        try:
+            await self.pool.warm_up(self.warm_up_agents())
+        except Exception as error:
+            print(f"warning: the warm-up stopped: {error}", file=sys.stderr, flush=True)
         self.warm = True
 
     async def close(self) -> None:
-        for batcher in self.batchers.values():
-            await batcher.close()
+        await self.pool.close()
+
+
+def describe(game: Game, spec: str) -> str:
+    """An agent as the status names it: "Connect Four (rows 6, cols 7, connect 4), mcts:50"."""
+    settings = dict(game.settings)
+    shown = ", ".join(f"{name} {value}" for name, value in settings.items())
+    return f"{TITLES.get(game.name, game.name)} ({shown}), {spec}"
 
 
 def _reply(analysed: AgentMove, player: int) -> dict[str, Any]:
@@ -384,10 +427,12 @@ def _kind(value: object) -> str:
 
 class _BodyLimit:
     """ASGI middleware: reads a request's body first, at most ``limit`` bytes; a larger one
-    (by its Content-Length or as it arrives) gets a 413 before the app sees it."""
+    (by its Content-Length or as it arrives) gets a 413 before the app sees it, and one
+    that has not arrived within ``seconds`` a 408 (a slow client holds only its own
+    request, but not for ever)."""
 
-    def __init__(self, app, limit: int):
-        self.app, self.limit = app, limit
+    def __init__(self, app, limit: int, seconds: float):
+        self.app, self.limit, self.seconds = app, limit, seconds
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -399,8 +444,14 @@ class _BodyLimit:
         if length is not None and (not length.isdigit() or int(length) > self.limit):
             return await refused(scope, receive, send)
         chunks, size, more = [], 0, True
+        deadline = asyncio.get_running_loop().time() + self.seconds
         while more:
-            message = await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                late = _error(408, f"The request body did not arrive within {self.seconds:g} s.")
+                return await late(scope, receive, send)
             if message["type"] != "http.request":  # the client went away
                 return None
             chunks.append(message.get("body", b""))
@@ -487,36 +538,32 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
     @app.get("/api/stats")
     async def stats() -> dict:
         server.expire(time.monotonic())
+        held = server.pool.batchers.values()
         return {
             "sessions": len(server.sessions),
             "warm": server.warm,
-            "batches": sum(b.batches for b in server.batchers.values()),
-            "positions": sum(b.positions for b in server.batchers.values()),
+            "batches": sum(b.batches for b in held),
+            "positions": sum(b.positions for b in held),
+            **server.pool.status(),
         }
 
     @app.post("/api/sessions")
     async def new_session(request: NewSession) -> dict:
+        server.check_room()  # before anything is built
         try:
             game = games.make(request.game, **request.settings)
         except ValueError as error:
             raise ApiError(422, str(error)) from error
         spec = served_spec(config, request.agent, request.simulations, game=game.name)
-        batcher = server.batcher(game, spec)
+        batcher = await server.batcher(game, spec)
         session = PlaySession(game, batcher.agent, human=request.human)
         try:
             session.set_moves(request.moves)
         except MoveError as error:
             raise ApiError(422, f"moves: {error}") from error
-        now = time.monotonic()
-        server.expire(now)
-        if len(server.sessions) >= config.max_sessions:
-            raise ApiError(
-                503,
-                f"The server holds its maximum of {config.max_sessions} sessions; "
-                "try again later or end one (DELETE /api/sessions/<id>).",
-            )
+        server.check_room()  # others may have come in while the agent was built
         session_id = secrets.token_urlsafe(12)
-        entry = Entry(session, batcher, asyncio.Lock(), now)
+        entry = Entry(session, batcher, asyncio.Lock(), time.monotonic())
         server.sessions[session_id] = entry
         async with entry.lock:
             reply = [] if request.human == "none" else await _agent_turns(entry)
@@ -594,5 +641,5 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
             return await asyncio.to_thread(_verdicts, session.game, moves, config.verdict_nodes)
 
     app.mount("/", staticfiles.StaticFiles(directory=STATIC, html=True), name="page")
-    app.add_middleware(_BodyLimit, limit=config.max_body_bytes)
+    app.add_middleware(_BodyLimit, limit=config.max_body_bytes, seconds=config.body_seconds)
     return app

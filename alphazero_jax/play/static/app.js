@@ -8,6 +8,7 @@ import * as ticTacToe from "./games/tic_tac_toe.js";
 
 const MODULES = { connect_four: connectFour, othello, quoridor, tic_tac_toe: ticTacToe };
 const AGENT_PAUSE_MS = 500; // between moves when the agent plays both sides
+const STATS_POLL_MS = 1000; // while the server compiles
 
 const $ = (id) => document.getElementById(id);
 const page = {
@@ -17,6 +18,9 @@ const page = {
   verdicts: null,
   busy: false,
   autoplay: false,
+  stats: null, // GET /api/stats as last read: the warm-up, the compiles, the agents held
+  polling: false,
+  compiling: false, // the request running waits for its agent's first compile
 };
 
 async function api(method, path, body) {
@@ -107,11 +111,71 @@ function fillStrength() {
     Object.assign($("strength"), { min: strength.min, max: strength.max, value: strength.default });
     $("strength-name").textContent = `${strength.name} (${strength.min}–${strength.max})`;
   }
+  showAgentReady();
 }
 
 function agentSpec() {
   const info = agentInfo();
   return info.strength ? `${info.spec}:${$("strength").value}` : info.spec;
+}
+
+// -- the server's compiles ----------------------------------------------------------------
+
+// Reads GET /api/stats every STATS_POLL_MS while the server warms up or compiles, and
+// shows what it is doing above the board and whether the chosen agent is ready.
+async function pollStats() {
+  if (page.polling) return;
+  page.polling = true;
+  try {
+    for (;;) {
+      page.stats = await api("GET", "/api/stats");
+      showWarmUp();
+      showAgentReady();
+      const compiling = page.stats.compiling;
+      const waiting = page.busy && page.compiling; // our request waits for a compile
+      if (page.stats.warm && !compiling.running.length && !compiling.queued && !waiting) break;
+      await new Promise((resolve) => setTimeout(resolve, STATS_POLL_MS));
+    }
+  } catch {
+    // The line is only news; the game goes on without it.
+  } finally {
+    page.polling = false;
+  }
+}
+
+function showWarmUp() {
+  const stats = page.stats;
+  const running = stats.compiling.running;
+  const now = running.length ? ` (now: ${running.join("; ")})` : "";
+  let text = "";
+  if (!stats.warm) {
+    const { done, total } = stats.warm_up;
+    text =
+      `The server is warming up: ${done} of ${total} searches of the shipped agents compiled${now}. ` +
+      "A game against an agent that is ready starts at once; any other waits for one compile " +
+      "(seconds) before the agent's first move.";
+  } else if (running.length) {
+    text = `Compiling searches${now}.`;
+  }
+  $("warm-up").textContent = text;
+  $("warm-up").hidden = !text;
+}
+
+// Whether the server holds `spec` for the game at `settings` with a compiled search.
+function agentReady(game, settings, spec) {
+  const held = (page.stats ? page.stats.agents : []).find(
+    (a) =>
+      a.game === game && a.agent === spec && sameSettings(a.settings, settings) && sameSettings(settings, a.settings),
+  );
+  return Boolean(held && held.ready.length);
+}
+
+function showAgentReady() {
+  if (!page.stats || !gameInfo()) return;
+  const ready = agentReady($("game").value, settingsNow(), agentSpec());
+  $("agent-ready").textContent = ready
+    ? "Ready: its search is compiled."
+    : "Not compiled yet: its first move waits for one compile (seconds, once).";
 }
 
 // -- showing the game --------------------------------------------------------------------
@@ -125,6 +189,7 @@ function showStatus() {
   let text;
   if (!view) text = "";
   else if (view.over) text = `${view.result}. Moves: ${view.moves || "(none)"}`;
+  else if (page.busy && page.compiling) text = "Compiling the agent's search (its first move at this strength)…";
   else if (page.busy) text = "The agent is thinking…";
   else if (view.human_to_move) text = `Your move (${sideName(view.to_move)}).`;
   else if (view.human === "none") text = `${sideName(view.to_move)} to move (agent against agent).`;
@@ -202,9 +267,13 @@ function update(view) {
 }
 
 // Runs a request with the board locked; errors are shown, the game is left as it was.
-async function guarded(work) {
+// `agent` ({game, settings, agent}), when the request may search: if that agent's search is
+// not compiled yet, the status says so and the compile's progress is polled.
+async function guarded(work, agent = null) {
   if (page.busy) return;
   page.busy = true;
+  page.compiling = Boolean(agent) && !agentReady(agent.game, agent.settings, agent.agent);
+  if (page.compiling) pollStats();
   showError(null);
   draw();
   try {
@@ -213,6 +282,8 @@ async function guarded(work) {
     showError(error);
   } finally {
     page.busy = false;
+    if (page.compiling) pollStats();
+    page.compiling = false;
     draw();
   }
 }
@@ -228,18 +299,20 @@ async function newGame(moves = "") {
     human: $("human").value,
     moves,
   };
+  const searches = body.human === "second" ? body : null; // the agent opens
   await guarded(async () => {
     const old = page.view;
     const view = await api("POST", "/api/sessions", body);
     if (old) api("DELETE", `/api/sessions/${old.id}`).catch(() => {});
     showEval(null);
     update(view);
-  });
+  }, searches);
   if (page.view && page.view.human === "none") startAutoplay();
 }
 
 async function playMove(move) {
-  await guarded(async () => update(await api("POST", `/api/sessions/${page.view.id}/moves`, { move })));
+  const view = page.view;
+  await guarded(async () => update(await api("POST", `/api/sessions/${view.id}/moves`, { move })), view);
 }
 
 async function undo() {
@@ -255,7 +328,7 @@ async function hint() {
     const analysed = await api("POST", `/api/sessions/${page.view.id}/hint`);
     page.shares = analysed.shares;
     showEval(analysed, "suggests");
-  });
+  }, page.view);
 }
 
 async function startAutoplay() {
@@ -263,7 +336,7 @@ async function startAutoplay() {
   draw();
   while (page.autoplay && page.view && !page.view.over) {
     const id = page.view.id;
-    await guarded(async () => update(await api("POST", `/api/sessions/${id}/agent-move`)));
+    await guarded(async () => update(await api("POST", `/api/sessions/${id}/agent-move`)), page.view);
     if (page.view.id !== id || $("error").textContent) break;
     await new Promise((resolve) => setTimeout(resolve, AGENT_PAUSE_MS));
   }
@@ -317,6 +390,10 @@ async function init() {
   );
   $("game").addEventListener("change", fillSettings);
   $("agent").addEventListener("change", fillStrength);
+  $("strength").addEventListener("input", () => {
+    showAgentReady();
+    pollStats(); // another player may have compiled it meanwhile
+  });
   $("new-game").addEventListener("click", () => newGame());
   $("undo").addEventListener("click", undo);
   $("hint").addEventListener("click", hint);
@@ -339,6 +416,8 @@ async function init() {
   $("game").addEventListener("change", () => {
     $("moves").placeholder = `paste a move list: ${MODULES[$("game").value].notation}`;
   });
+  $("status").textContent = "Starting a game…";
+  pollStats();
   await newGame();
 }
 

@@ -1,0 +1,164 @@
+"""The agents a play server holds, each with its ``Batcher``, within a fixed number.
+
+Every agent a client asks for (a game, its settings and an agent spec with its strength)
+costs compiled searches, one per batch size. The pool holds at most ``max_agents`` of
+them: a new one replaces the least recently used agent that no game is playing and that
+has no search waiting, and when every agent held is in play the new one is refused
+(``PoolFull``) until a game ends or expires. Agents compiled by the warm-up are kept.
+All the pool's compiles share one ``Compiler``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+from alphazero_jax import agents
+from alphazero_jax.play.batching import Batcher
+from alphazero_jax.play.compiler import Compiler
+from alphazero_jax.types import Game, State
+
+
+class PoolFull(Exception):
+    """Every agent held is in play, and the pool holds as many as it may."""
+
+
+class AgentPool:
+    """Builds, holds and evicts the agents of a server.
+
+    Args:
+      max_agents: agents held at once (with their compiled searches).
+      sizes: the batch sizes each agent's ``Batcher`` compiles for.
+      wait: a ``Batcher``'s wait for a batch to fill.
+      label_fn: ``label_fn(game, spec)``, how the status names an agent.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_agents: int,
+        sizes: Sequence[int],
+        wait: float,
+        label_fn: Callable[[Game, str], str] = lambda game, spec: f"{game.name} {spec}",
+    ):
+        if max_agents < 1:
+            raise ValueError(f"max_agents: expected at least 1, got {max_agents}.")
+        self.max_agents, self.sizes, self.wait, self.label_fn = max_agents, sizes, wait, label_fn
+        self.compiler = Compiler()
+        self.batchers: collections.OrderedDict[tuple[Game, str], Batcher] = (
+            collections.OrderedDict()
+        )  # least recently used first
+        self.kept: set[tuple[Game, str]] = set()  # the warm-up's agents, never evicted
+        self.warm_up_jobs: list[concurrent.futures.Future] = []
+        self._building: dict[tuple[Game, str], asyncio.Future] = {}
+        self._closing: set[asyncio.Future] = set()  # evicted batchers stopping
+        self.evicted = 0
+
+    async def get(self, game: Game, spec: str, *, in_use: Collection[Batcher] = ()) -> Batcher:
+        """The ``Batcher`` of ``spec`` for ``game``, built when it is not held.
+
+        Args:
+          game, spec: the agent (``agents.from_spec``).
+          in_use: batchers that games are playing now; they are not evicted.
+
+        Raises:
+          ValueError: ``spec`` is not an agent for ``game``.
+          PoolFull: the pool is full and every agent in it is in use.
+        """
+        key = (game, spec)
+        if key in self.batchers:
+            self.batchers.move_to_end(key)
+            return self.batchers[key]
+        building = self._building.get(key)
+        if building is None:  # else asked for twice at once: built once
+            playing = {id(batcher) for batcher in in_use}
+            building = asyncio.ensure_future(self._build(key, playing))
+            self._building[key] = building
+            building.add_done_callback(lambda done: self._built(key, done))
+        return await asyncio.shield(building)  # a caller that goes away stops no one
+
+    async def _build(self, key: tuple[Game, str], playing: set[int]) -> Batcher:
+        """Makes room, then builds the agent's ``Batcher`` in a thread (loading a network
+        takes a moment) and holds it."""
+        self._make_room(playing)
+        game, spec = key
+        agent = await asyncio.to_thread(agents.from_spec, game, spec)
+        label = self.label_fn(game, spec)
+        batcher = Batcher(
+            agent, sizes=self.sizes, wait=self.wait, compiler=self.compiler, label=label
+        )
+        self._make_room(playing)  # others may have come in meanwhile
+        self.batchers[key] = batcher
+        return batcher
+
+    def _built(self, key: tuple[Game, str], done: asyncio.Future) -> None:
+        self._building.pop(key, None)
+        if not done.cancelled():
+            done.exception()  # its callers have it; asyncio need not report it again
+
+    def _make_room(self, in_use: set[int]) -> None:
+        """Evicts least recently used agents while the pool is full.
+
+        Raises:
+          PoolFull: every agent held is in play (or kept).
+        """
+        while len(self.batchers) >= self.max_agents:
+            key = next(
+                (
+                    key
+                    for key, batcher in self.batchers.items()
+                    if key not in self.kept and id(batcher) not in in_use and batcher.idle
+                ),
+                None,
+            )
+            if key is None:
+                raise PoolFull(
+                    f"The server holds its maximum of {self.max_agents} agents and games are "
+                    "playing each of them; choose an agent and strength already in play, or "
+                    "try again when a game has ended."
+                )
+            closing = asyncio.ensure_future(self.batchers.pop(key).close())
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
+            self.evicted += 1
+
+    async def warm_up(self, wanted: Sequence[tuple[Game, str, State]]) -> None:
+        """Compiles each ``(game, spec, example position)`` agent for every batch size, the
+        smallest size of every agent first, in the background, and keeps these agents."""
+        batchers = []
+        for game, spec, example in wanted:
+            batchers.append((await self.get(game, spec), example))
+            self.kept.add((game, spec))
+        self.warm_up_jobs = [
+            batcher.compile(size, example) for size in self.sizes for batcher, example in batchers
+        ]
+        jobs = [asyncio.wrap_future(job) for job in self.warm_up_jobs]
+        await asyncio.gather(*jobs, return_exceptions=True)  # a failed one: retried when used
+
+    def status(self) -> dict[str, Any]:
+        """The warm-up's progress, the compiler's work and the agents held."""
+        jobs = self.warm_up_jobs
+        return {
+            "warm_up": {"done": sum(job.done() for job in jobs), "total": len(jobs)},
+            "compiling": self.compiler.status(),
+            "agents": [
+                {
+                    "game": game.name,
+                    "settings": dict(game.settings),
+                    "agent": spec,
+                    "ready": list(batcher.ready),
+                    "compiling": list(batcher.compiling),
+                }
+                for (game, spec), batcher in self.batchers.items()
+            ],
+            "max_agents": self.max_agents,
+            "evicted": self.evicted,
+        }
+
+    async def close(self) -> None:
+        self.compiler.close()
+        for batcher in self.batchers.values():
+            await batcher.close()

@@ -25,6 +25,7 @@ import jax
 import numpy as np
 
 from alphazero_jax.play.compiler import Compiler
+from alphazero_jax.play.session import analysis_fn
 from alphazero_jax.types import Agent, Analysis, State
 
 # Each size at most twice the one before: padding at most doubles a batch's work.
@@ -71,15 +72,12 @@ def stack(states: Sequence[State], size: int) -> State:
 
 
 def _search_fn(agent: Agent) -> Callable:
-    """The agent's analysis, ``(params, key, states[B]) -> Analysis``, jitted as a function
-    of the batcher's own, so that JAX's caches let its programs go with the batcher. An
-    agent without ``analyse_fn`` gives its actions only (``value`` and ``shares`` None)."""
-    analyse_fn, act_fn = agent.analyse_fn, agent.act_fn
+    """The agent's analysis (``session.analysis_fn``), jitted as a function of the
+    batcher's own, so that JAX's caches let its programs go with the batcher."""
+    analyse = analysis_fn(agent)
 
     def search(params, key: jax.Array, states: State) -> Analysis:
-        if analyse_fn is not None:
-            return analyse_fn(params, key, states)
-        return Analysis(act_fn(params, key, states), None, None)
+        return analyse(params, key, states)
 
     return jax.jit(search)
 

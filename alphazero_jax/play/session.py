@@ -77,6 +77,20 @@ def _one(state: State) -> State:
     return jax.tree.map(lambda x: x[None], state)
 
 
+def analysis_fn(agent: Agent) -> Callable:
+    """``(params, key, states) -> Analysis`` of ``agent``: its ``analyse_fn``, or only the
+    actions of its ``act_fn`` (``value`` and ``shares`` None) when it has none. Unjitted:
+    whoever calls it often jits it once and keeps it (``batching.Batcher``)."""
+    analyse_fn, act_fn = agent.analyse_fn, agent.act_fn
+    if analyse_fn is not None:
+        return analyse_fn
+
+    def actions_only(params, key: jax.Array, states: State) -> Analysis:
+        return Analysis(act_fn(params, key, states), None, None)
+
+    return actions_only
+
+
 def analyse_batch(agent: Agent, key: jax.Array, states: State) -> Analysis:
     """The agent's analysis of a batch of positions, on the host: its ``analyse_fn``, or
     only the actions of its ``act_fn`` (``value`` and ``shares`` None) when it has none.

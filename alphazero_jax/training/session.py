@@ -13,6 +13,7 @@ import math
 import os
 import signal
 import time
+from typing import NoReturn
 
 import jax
 import jax.numpy as jnp
@@ -125,7 +126,8 @@ class Session:
             self._stop(f"iteration {self.iteration} could not be saved ({error})", error)
         self.saved = True
 
-    def _stop(self, reason: str, cause: Exception | None = None):
+    def _stop(self, reason: str, cause: Exception | None = None) -> NoReturn:
+        """Raises ``TrainingError`` for ``reason``, naming the checkpoint kept."""
         step = max(self._manager.all_steps(read=True), default=None)
         kept = (
             f"the newest checkpoint, {os.path.join(os.fspath(self._manager.directory), str(step))}"

@@ -6,7 +6,7 @@
 #                  (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).
 #   make serve  -- play in a browser: http://127.0.0.1:8000/ (SERVE_ARGS="--host=0.0.0.0"
 #                  for the whole network; see the README's warning).
-#   make bench  -- also install the bench extra (pgx) and run the benchmark scripts.
+#   make bench  -- also install the bench extra (pgx) and run the games' speed benchmark
 # JAX 0.11 and newer need Python >= 3.12: the first interpreter that has it (on PATH, or
 # installed by pyenv), else python3 (which gets JAX 0.10).
 PYTHON ?= $(shell for p in python3.12 python3.13 python3.14 \

@@ -19,7 +19,7 @@ from __future__ import annotations
 from absl import app, flags
 from ml_collections import config_flags
 
-from experiments import (
+from experiments.support import (
     compilation_cache,
     host_devices,  # noqa: F401  (before JAX starts)
 )

@@ -5,9 +5,8 @@ r"""Plays a round robin between agents and fits their Elo ladder.
 
 Every pair plays ``--games`` games, half with each agent moving first. Prints each match
 as it ends, then the cross table and the ladder (``--anchor`` rated 0), and writes
-results.csv, ladder.json and ladder.png to ``--output_dir``. Agent specs: random, greedy,
-minimax:<depth>, mcts:<simulations>, tdmcts:<simulations>[:c=<x>][:gamma=<x>][:floor=<x>]
-[:<TD-MCTS run dir>], az:<run dir or checkpoint>[:<simulations>].
+results.csv, ladder.json and ladder.png to ``--output_dir``. ``--helpfull`` lists the
+agent specs (``alphazero_jax.agents.KINDS``).
 """
 
 from __future__ import annotations
@@ -16,14 +15,19 @@ import os
 
 from absl import app, flags
 
-from experiments import (
+from experiments.support import (
     cli,
     host_devices,  # noqa: F401  (first: before JAX starts)
 )
 
+# isort: split
+from alphazero_jax import agents
+
 _GAME = flags.DEFINE_string("game", None, "Game name, e.g. connect_four.", required=True)
 _SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
-_AGENTS = flags.DEFINE_list("agents", None, "Agent specs, at least two.", required=True)
+_AGENTS = flags.DEFINE_list(
+    "agents", None, f"At least two agents. {agents.spec_help()}", required=True
+)
 _GAMES = flags.DEFINE_integer("games", 200, "Games per pair (even).")
 _BATCH = flags.DEFINE_integer("batch_size", None, "Games at once per pair (default: all).")
 _SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
@@ -36,7 +40,7 @@ flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: c
 
 
 def _build(settings: dict[str, int]):
-    from alphazero_jax import agents, games
+    from alphazero_jax import games
 
     specs = [spec.strip() for spec in _AGENTS.value]
     if len(specs) < 2 or len(set(specs)) != len(specs):

@@ -18,13 +18,16 @@ import sys
 
 from absl import app, flags
 
-from experiments import cli
+from alphazero_jax import agents
+from experiments.support import cli
 
 _GAME = flags.DEFINE_string(
     "game", "connect_four", "Game name: connect_four, othello, quoridor, tic_tac_toe."
 )
 _SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
-_AGENT = flags.DEFINE_string("agent", "az:pretrained", "The opponent's agent spec.")
+_AGENT = flags.DEFINE_string(
+    "agent", "az:pretrained", f"The opponent's agent. {agents.spec_help()}"
+)
 _HUMAN = flags.DEFINE_enum("human", "first", ["first", "second", "none"], "Your side.")
 _SIMULATIONS = flags.DEFINE_integer(
     "simulations", None, "Search simulations of a network agent (0: raw policy)."
@@ -38,15 +41,13 @@ def _spec() -> str:
         return spec
     if not spec.startswith("az:") or _SIMULATIONS.value < 0:
         raise app.UsageError("--simulations (>= 0) applies to az: agents only.")
-    from alphazero_jax import agents
-
     path, _ = agents.parse_az(spec)
     return f"az:{path}:{_SIMULATIONS.value}"
 
 
 def main(argv: list[str]) -> None:
     cli.begin(argv)
-    from alphazero_jax import agents, games
+    from alphazero_jax import games
     from alphazero_jax.play import session, terminal
 
     try:
@@ -56,9 +57,12 @@ def main(argv: list[str]) -> None:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     seeds = iter(range(_SEED.value, sys.maxsize))
+    programs = session.make_programs(game, agent)  # every game of this session shares them
 
     def new_game() -> session.PlaySession:
-        return session.PlaySession(game, agent, human=_HUMAN.value, seed=next(seeds))
+        return session.PlaySession(
+            game, agent, human=_HUMAN.value, seed=next(seeds), programs=programs
+        )
 
     terminal.run(new_game)
 

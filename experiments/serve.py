@@ -7,7 +7,7 @@ Then open http://127.0.0.1:8000/. ``--host=0.0.0.0`` serves every device on your
 and no encryption: do that only on a network you trust. The API is described in
 ``alphazero_jax/play/web.py`` and the README.
 
-Compiled searches are kept in a per-user cache (``experiments/compilation_cache.py``;
+Compiled searches are kept in a per-user cache (``experiments/support/compilation_cache.py``;
 ``--compilation_cache_dir``, ``--nocompilation_cache``), so a second start warms up from
 disk.
 """
@@ -18,7 +18,7 @@ import dataclasses
 
 from absl import app, flags
 
-from experiments import cli
+from experiments.support import cli
 
 _HOST = flags.DEFINE_string("host", "127.0.0.1", "Address to bind; 0.0.0.0: the whole network.")
 _PORT = flags.DEFINE_integer("port", 8000, "Port to listen on.")

@@ -6,7 +6,7 @@ r"""Trains an AlphaZero agent: the flag-reading edge around ``train.train_and_ev
 Several processes (machines) train one run when each is started with
 ``--num_processes=N --process_id=I --coordinator_address=HOST:PORT`` and the same
 ``--workdir`` on a shared file system; ``--distributed`` lets a TPU pod, Slurm or Open MPI
-supply those (``experiments/multiprocess.py``).
+supply those (``experiments/support/multiprocess.py``).
 
 Restarting with the same ``--workdir`` resumes from its newest good checkpoint; Ctrl-C
 saves one and stops. A bad flag or config prints one line, ``error: ...``, and exits with
@@ -24,7 +24,7 @@ from typing import NoReturn
 from absl import app, flags, logging
 from ml_collections import config_flags
 
-from experiments import (
+from experiments.support import (
     compilation_cache,
     host_devices,  # noqa: F401  (first: before JAX starts)
     multiprocess,

@@ -1,4 +1,4 @@
-r"""Trains TD-MCTS (seed 004): the flag-reading edge around ``training.tdmcts.train``.
+r"""Trains TD-MCTS: the flag-reading edge around ``training.tdmcts.train``.
 
     python -m experiments.train_tdmcts --game=tic_tac_toe --episodes=5000 \
         --tournament_every=200 --opponent=minimax:6 --workdir=runs/ttt_tdmcts
@@ -6,7 +6,7 @@ r"""Trains TD-MCTS (seed 004): the flag-reading edge around ``training.tdmcts.tr
 ``--opponent=self`` trains against itself (tournaments then against ``mcts:100`` unless
 ``--tournament_opponent`` says otherwise). Restarting with the same ``--workdir`` resumes
 from its newest checkpoint (a larger ``--episodes`` trains it further). The trained table
-plays as ``tdmcts:<simulations>:<workdir>`` in evaluate, benchmark_c4 and play. A bad flag
+plays as ``tdmcts:<simulations>:<workdir>`` in evaluate, strength.perfect_play and play. A bad flag
 prints one line, ``error: ...``, and exits with status 2.
 """
 
@@ -17,7 +17,7 @@ import sys
 from absl import app, flags, logging
 
 from alphazero_jax.training import tdmcts
-from experiments import compilation_cache
+from experiments.support import compilation_cache
 
 _DEFAULTS = tdmcts.default_config()
 _WORKDIR = flags.DEFINE_string("workdir", None, "Run directory (created; resumed if present).")

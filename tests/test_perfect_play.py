@@ -17,8 +17,8 @@ from alphazero_jax.solvers import connect_four as solver
 from alphazero_jax.solvers import pons
 from alphazero_jax.training import train
 from alphazero_jax.types import Agent
-from experiments import label_pons
 from experiments.configs import connect_four
+from experiments.data import label_pons
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAME = games.make("connect_four")
@@ -160,7 +160,7 @@ def test_benchmark_c4__prints_and_writes_the_table(tmp_path):
     command = [
         sys.executable,
         "-m",
-        "experiments.benchmark_c4",
+        "experiments.strength.perfect_play",
         "--agents=random,solver",
         "--sets=Test_L3_R1,Random_Play",
         "--positions=20",
@@ -208,7 +208,7 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
     command = [
         sys.executable,
         "-m",
-        "experiments.benchmark_c4",
+        "experiments.strength.perfect_play",
         f"--run={workdir}",
         "--sets=Test_L3_R1",
         "--positions=10",
@@ -299,7 +299,7 @@ def test_append_lines__resumes_after_an_interruption_and_refuses_other_lines(tmp
 
 def test_label_pons__check_recomputes_a_shipped_set():
     env = dict(os.environ, JAX_PLATFORMS="cpu")
-    command = [sys.executable, "-m", "experiments.label_pons", "--sets=Test_L3_R1", "--check"]
+    command = [sys.executable, "-m", "experiments.data.label_pons", "--sets=Test_L3_R1", "--check"]
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Test_L3_R1: 1000/1000 labels agree" in done.stdout

@@ -12,7 +12,7 @@ from alphazero_jax.evaluation import perfect_play
 from alphazero_jax.solvers import benchmark_sets, pons
 from alphazero_jax.solvers import connect_four as solver
 from alphazero_jax.types import Agent
-from experiments import label_pons, random_play_set
+from experiments.data import label_pons, random_play_set
 
 GAME = games.make("connect_four")
 NAME = benchmark_sets.RANDOM_PLAY

@@ -8,7 +8,7 @@ Every set is a file of 6x7 positions, one ``<moves> <score>`` line each in Pons'
 - Pons' six sets (``pons.SETS``): positions and scores published by Pascal Pons.
 - ``Random_Play`` (Random-Play): 1000 positions reached by uniformly random legal play,
   10 to 30 plies, neither over nor with a move that wins at once, scored by our solver;
-  ``experiments/random_play_set.py`` regenerates it bit for bit.
+  ``experiments/data/random_play_set.py`` regenerates it bit for bit.
 
 ``SETS`` (file name -> title) is the one list every reader takes the sets from: the
 benchmark script, the labelling and checking scripts, the training config's check.

@@ -16,7 +16,7 @@ centre columns and moves making more threats searched first, bounds remembered i
 transposition table, and at the root a binary search on the score with null windows
 (confined to [-1, 1] when only win, draw or loss is asked for: ``weak=True``). The table
 holds true bounds on a position's score, so it is kept across calls (one per board size).
-The first call compiles (about 2.5 s; numba caches it on disk, then 0.6 s).
+The first call compiles (numba caches the result on disk; BUILD.md gives the times).
 
 A search can be given a budget of nodes (``max_nodes``; ``verdicts`` is the entry point for
 it): once the budget is spent the search unwinds at once without writing to the table, so an

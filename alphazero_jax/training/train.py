@@ -3,13 +3,11 @@
 One iteration is self-play of a batch of games (one XLA program, the batch split over all
 devices) whose positions go into the replay memory, then K optimiser updates on batches
 sampled from it. The K updates are K calls of one jitted update, dispatched from the host
-without waiting, not a ``lax.scan`` over them: XLA's CPU backend runs a convolution's
-gradient 10-30x slower inside a rolled loop body (BUILD.md, "Why the updates are not a
-``lax.scan``"), and a dispatch (~0.1 ms) is nothing beside an update on any backend.
-Unrolling the scan instead would compile for as long as K updates take to write out. The
-loop around
-it logs, checkpoints every few minutes, on Ctrl-C and at the end, and resumes exactly from
-the newest checkpoint.
+without waiting, not a ``lax.scan`` over them (BUILD.md, "Why the updates are not a
+``lax.scan``": XLA's CPU backend runs a convolution's gradient far slower inside a rolled
+loop body). Each half of an iteration draws its own key from the run's key and advances
+it (``_draw_key``). The loop around it logs, checkpoints every few minutes, on Ctrl-C and
+at the end, and resumes exactly from the newest checkpoint.
 
 Where the time goes: the session waits for self-play and for the updates to finish
 (``block_until_ready``, once each per iteration, never per move or update) and the loop
@@ -54,11 +52,12 @@ class TrainingState:
 
 
 class Components(NamedTuple):
+    config: ml_collections.ConfigDict  # the run's config, completed (``complete_config``)
     game: Game
     apply_fn: Any
     initial_state: TrainingState
     # jitted (TrainingState, play_variables | None) -> (state, metrics): an iteration's first
-    # half, self-play and replay insertion.
+    # half, self-play and replay insertion; it draws its key (``_draw_key``).
     selfplay_fn: Any
     # (TrainingState) -> (state, metrics): its second half, K calls of ``update_fn`` from the
     # host and one of ``end_fn`` (the mean metrics, the next key and iteration).
@@ -96,6 +95,18 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
     return selfplay.shard(play, mesh, _BATCH_AXIS)
 
 
+def _draw_key(key_data: Array) -> tuple[Array, jax.Array]:
+    """The run's key advanced once: ``(the next key's data, a key for one use)``.
+
+    The only place the run's key is split. Each half of an iteration draws its own key with
+    it and carries the next one on: self-play in its program; the learner's K updates each
+    draw the same key (and fold in their index), and ``end_fn`` carries the next one on.
+    So a half called on its own (a benchmark's repeated self-play) plays new games.
+    """
+    key, subkey = jax.random.split(jax.random.wrap_key_data(key_data))
+    return jax.random.key_data(key), subkey
+
+
 def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
     """An iteration's two halves: ``(selfplay_fn, learn_fn, update_fn, end_fn)``."""
     play = _selfplay_over_devices(config, game, apply_fn, mesh)
@@ -112,15 +123,15 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
 
     def play_half(state: TrainingState, play_variables: dict | None = None):
         """Self-play with ``play_variables`` (gating's best network) or, when None, the
-        network being trained; its positions go into the replay memory. The key advances
-        at the end of the learner's half, which splits it the same way."""
-        _, play_key, _ = jax.random.split(jax.random.wrap_key_data(state.key), 3)
+        network being trained; its positions go into the replay memory."""
+        key_data, play_key = _draw_key(state.key)
         if play_variables is None:
             play_variables = state.learner.variables
         trajectory = play(play_variables, play_key)
         num_positions = trajectory.valid.sum().astype(jnp.int32)
         metrics = dict(_selfplay_metrics(trajectory), positions=num_positions)
         new_state = state.replace(
+            key=key_data,
             replay=replay.add_trajectory(state.replay, trajectory),
             num_positions=state.num_positions + num_positions,
         )
@@ -128,7 +139,7 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
 
     def update_step(learner_state, buffer, key_data, index):
         """The iteration's ``index``-th update, on a batch sampled with its own key."""
-        _, _, learn_key = jax.random.split(jax.random.wrap_key_data(key_data), 3)
+        _, learn_key = _draw_key(key_data)
         batch = replay.sample(
             buffer,
             jax.random.fold_in(learn_key, index),
@@ -138,9 +149,9 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
         return update(learner_state, jax.lax.with_sharding_constraint(batch, batch_sharding))
 
     def end(key_data, iteration, metrics):
-        key, _, _ = jax.random.split(jax.random.wrap_key_data(key_data), 3)
+        key_data, _ = _draw_key(key_data)
         means = jax.tree.map(lambda *values: jnp.mean(jnp.stack(values)), *metrics)
-        return jax.random.key_data(key), iteration + 1, means
+        return key_data, iteration + 1, means
 
     update_fn = jax.jit(update_step, donate_argnums=0)
     end_fn = jax.jit(end)
@@ -186,7 +197,8 @@ def _make_schedule(config):
 def build(config: ml_collections.ConfigDict) -> Components:
     """Validates ``config`` and builds the game, network, initial state and iteration.
 
-    A config written before a section existed gets that section's defaults."""
+    A config written before a section existed gets that section's defaults: the
+    ``Components``' ``config`` is the completed one, what the run uses from then on."""
     devices = jax.devices()
     config = complete_config(config)
     validate_config(config, num_devices=len(devices))
@@ -219,6 +231,7 @@ def build(config: ml_collections.ConfigDict) -> Components:
         config, game, apply_fn, schedule, optimizer, mesh
     )
     return Components(
+        config=config,
         game=game,
         apply_fn=apply_fn,
         initial_state=state,
@@ -310,8 +323,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     checkpoint once, process 0 writes the files, and the processes agree once per
     iteration on stopping and saving (any process's Ctrl-C or time limit stops all).
     """
-    config = complete_config(config)
     components = build(config)
+    config = components.config
     primary = jax.process_index() == 0
     _check_writable(workdir, components.initial_state)
     _check_workdir(workdir, config)

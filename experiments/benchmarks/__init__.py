@@ -1,0 +1,1 @@
+"""Speed benchmarks against a peer, run by ``python -m experiments.benchmark <name>``."""

@@ -6,10 +6,9 @@ Builds the run of ``train.build`` (evaluation off) and times, alternately in eac
 - "loop": an iteration as ``train_and_evaluate`` runs it (``Session.step``): self-play,
   then the learner's K updates, each half waited for once.
 
-The loop's "vs self-play" is the share of self-play's speed that training keeps: the
-learner's updates are K calls of one jitted update (no rolled loop: XLA's CPU backend runs
-convolution gradients 10-30x slower inside one), so on a 2-core CPU at the ``cpu`` preset it
-should stay above 0.8.
+Every call plays new games: each half draws its own key from the run's key and advances
+it. The loop's "vs self-play" is the share of self-play's speed that training keeps
+(BUILD.md gives the figures and what to expect).
 
 positions/s counts the positions kept for training (finished games); the searched
 positions (every slot's every move) give network evaluations/s = searched x (simulations

@@ -5,7 +5,7 @@ unless JAX sees an accelerator):
     python -m experiments.train --config=experiments/configs/othello.py:cpu \
         --workdir=runs/othello_6x6
 
-The evaluation plays seed 002's baselines: random, its greedy player (``greedy:flips``,
+The evaluation plays the game's baselines: random, its greedy player (``greedy:flips``,
 the move that flips the most discs) and alpha-beta on its heuristic (``minimax:d``).
 """
 
@@ -41,8 +41,7 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config.selfplay.num_moves = 63
         config.evaluation.opponents = OPPONENTS
         return config
-    # cpu: 6x6, games of about 32 plies; 3.9 s an iteration on 2 idle cores (self-play 3.4 s,
-    # learner 0.46 s; 2026-11-24, since the learner left lax.scan: it was 14 s).
+    # cpu: 6x6, games of about 32 plies; about 4 s an iteration on 2 idle cores (BUILD.md).
     config.num_iterations = 240
     config.network.update(channels=32, blocks=3, value_hidden=32)
     config.search.num_simulations = 32

@@ -5,7 +5,7 @@ and ``auto`` (``cpu`` unless JAX sees an accelerator):
     python -m experiments.train --config=experiments/configs/quoridor.py:cpu \
         --workdir=runs/quoridor_5x5
 
-The evaluation plays seed 002's baselines: random, its greedy player (``greedy:path``:
+The evaluation plays the game's baselines: random, its greedy player (``greedy:path``:
 walk a shortest path, wall back when behind on walls) and alpha-beta on its heuristic
 (``minimax:d``, shortest-path race and walls in hand).
 """
@@ -39,7 +39,7 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
     # One side's first 0-3 moves are random, mostly walls dropped anywhere, so that the
     # network learns boards like those a random player leaves (BUILD.md, Quoridor).
     config.selfplay.handicap_moves = 3
-    # A quarter of every node's value is seed 002's heuristic (the shortest-path race), so
+    # A quarter of every node's value is the game's heuristic (the shortest-path race), so
     # that a side sure of its win still walks to its goal (BUILD.md, Quoridor).
     config.search.heuristic_weight = 0.25
     # Gumbel: sequential halving tries every root candidate, and the policy target is the
@@ -51,8 +51,8 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         config.selfplay.num_moves = 100  # the move cap: every slot finishes a game
         config.evaluation.opponents = OPPONENTS
         return config
-    # cpu: 5x5 with 3 walls each; games of 10 to 30 plies; 4.3 s an iteration on 2 idle
-    # cores (self-play 3.9 s, learner 0.34 s; 2026-11-24).
+    # cpu: 5x5 with 3 walls each; games of 10 to 30 plies; about 4 s an iteration on 2
+    # idle cores (BUILD.md).
     config.num_iterations = 200
     config.network.update(channels=32, blocks=3, value_hidden=32)
     config.search.num_simulations = 32

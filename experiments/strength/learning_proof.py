@@ -1,9 +1,9 @@
 r"""Proof that training learns, judged against exact references.
 
-    python -m experiments.learning_proof tic_tac_toe --workdir=runs/ttt_proof --minutes=10
-    python -m experiments.learning_proof connect_four --workdir=runs/connect_four
-    python -m experiments.learning_proof othello --workdir=runs/othello_6x6
-    python -m experiments.learning_proof quoridor --workdir=runs/quoridor_5x5
+    python -m experiments.strength.learning_proof tic_tac_toe --workdir=runs/ttt_proof --minutes=10
+    python -m experiments.strength.learning_proof connect_four --workdir=runs/connect_four
+    python -m experiments.strength.learning_proof othello --workdir=runs/othello_6x6
+    python -m experiments.strength.learning_proof quoridor --workdir=runs/quoridor_5x5
 
 ``tic_tac_toe`` trains the default Tic-Tac-Toe config for at most ``--minutes`` and then
 checks the agent's move in each of the 4,520 reachable positions that are not over against
@@ -14,12 +14,12 @@ a perfect minimax oracle, with search and with the raw policy (argmax of the leg
 perfect-play sets (``benchmark_sets.SETS``: Pascal Pons' six and Random-Play), whose exact
 scores give the labels.
 
-``othello`` evaluates a trained run against seed 002's players: random, its greedy player
-(``greedy:flips``) and alpha-beta on its heuristic at depths 2 to 4, ``--games`` each with
-colours swapped in pairs after two random opening plies; the goals are >= 99% wins against
-random, >= 90% against greedy and >= 60% against minimax:2. ``quoridor`` does the same with
-seed 002's Quoridor players (``greedy:path``, minimax on the shortest-path race): >= 99%
-against random and >= 80% against greedy; minimax is reported. ``experiments.evaluate``
+``othello`` evaluates a trained run against the game's baselines: random, its greedy
+player (``greedy:flips``) and alpha-beta on its heuristic at depths 2 to 4, ``--games`` each
+with colours swapped in pairs after two random opening plies, against the goals of
+``OTHELLO_GOALS``. ``quoridor`` does the same with Quoridor's baselines (``greedy:path``,
+minimax on the shortest-path race) and ``QUORIDOR_GOALS``; a goal of None is reported
+only. ``experiments.evaluate``
 fits the Elo ladder.
 """
 
@@ -29,7 +29,7 @@ import time
 
 from absl import app, flags
 
-from experiments import (
+from experiments.support import (
     compilation_cache,
     host_devices,  # noqa: F401  (first: before JAX starts)
 )
@@ -63,8 +63,8 @@ def _tic_tac_toe() -> None:
     from alphazero_jax import games, runs
     from alphazero_jax.solvers import tic_tac_toe as oracle
     from alphazero_jax.training import train
-    from experiments import evaluation
     from experiments.configs import tic_tac_toe
+    from experiments.strength import network_measures
 
     config = tic_tac_toe.get_config()
     config.time_limit_minutes = _MINUTES.value
@@ -75,13 +75,13 @@ def _tic_tac_toe() -> None:
     boards = [b for b in oracle.reachable_positions() if not oracle.is_over(b)]
     states = games.replay_batch(run.game, [oracle.moves_to(b) for b in boards])
     optimal = [oracle.optimal_moves(b) for b in boards]
-    raw = np.asarray(evaluation.raw_policy_moves(run, states))
+    raw = np.asarray(network_measures.raw_policy_moves(run, states))
     print(f"Tic-Tac-Toe: trained {minutes:.1f} min ({run.iteration} iterations) on {jax.devices()}")
     print(f"positions checked: {len(boards)} (every reachable position that is not over)")
     for simulations in (int(s) for s in _SIMULATIONS.value):
-        moves = evaluation.search_moves(run, states, jax.random.key(0), simulations)
+        moves = network_measures.search_moves(run, states, jax.random.key(0), simulations)
         rate = np.mean([a in best for a, best in zip(np.asarray(moves), optimal)])
-        described = evaluation.describe_search(run, simulations)
+        described = network_measures.describe_search(run, simulations)
         print(f"optimal moves with search ({described}): {rate:.2%} (goal >= 99%)")
     raw_rate = np.mean([a in best for a, best in zip(raw, optimal)])
     print(f"optimal moves, raw policy: {raw_rate:.2%} (goal >= 95%)")
@@ -92,27 +92,27 @@ def _connect_four() -> None:
 
     from alphazero_jax import runs
     from alphazero_jax.solvers import benchmark_sets
-    from experiments import evaluation
+    from experiments.strength import network_measures
 
     run = runs.restore_network(_WORKDIR.value)
     print(f"Connect Four run {_WORKDIR.value}: iteration {run.iteration}")
     simulations = int(_SIMULATIONS.value[0])  # the first setting: the run's own by default
-    result = evaluation.play_random(run, _GAMES.value, jax.random.key(0), simulations)
+    result = network_measures.play_random(run, _GAMES.value, jax.random.key(0), simulations)
     print(
-        f"vs random ({evaluation.describe_search(run, simulations)}, {_GAMES.value} "
+        f"vs random ({network_measures.describe_search(run, simulations)}, {_GAMES.value} "
         f"games, half as first player): won {result['win']:.1%}, drew {result['draw']:.1%}, "
         f"lost {result['loss']:.1%}"
     )
     print(f"{'Set':<28} {'W/D/L accuracy':>15} {'sign on decisive':>17}")
     for set_name, label in benchmark_sets.SETS.items():
-        accuracy = evaluation.value_accuracy(run, set_name)
+        accuracy = network_measures.value_accuracy(run, set_name)
         print(
             f"{set_name + ' (' + label + ')':<28} {accuracy['three_way']:>15.1%} "
             f"{accuracy['decisive_sign']:>17.1%}"
         )
 
 
-# Seed 002's players and the share of games the trained network must win against each.
+# The game's baselines and the share of games the trained network must win against each.
 OTHELLO_GOALS = {
     "random": 0.99,
     "greedy:flips": 0.90,
@@ -127,15 +127,15 @@ def _against_seed_002(title: str, goals: dict[str, float | None]) -> None:
     import jax
 
     from alphazero_jax import runs
-    from experiments import evaluation
+    from experiments.strength import network_measures
 
     run = runs.restore_network(_WORKDIR.value)
     print(f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
     for simulations in (int(s) for s in _SIMULATIONS.value):
-        described = evaluation.describe_search(run, simulations)
+        described = network_measures.describe_search(run, simulations)
         for opponent, goal in goals.items():
             started = time.monotonic()
-            result = evaluation.play_against(
+            result = network_measures.play_against(
                 run, opponent, _GAMES.value, jax.random.key(0), simulations, opening_moves=2
             )
             verdict = "" if goal is None else (" met" if result["win"] >= goal else " NOT met")

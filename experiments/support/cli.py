@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from absl import app, flags, logging
 
-from experiments import compilation_cache
+from experiments.support import compilation_cache
 
 
 def begin(argv: list[str]) -> None:

@@ -1,10 +1,10 @@
 r"""Computes the per-move labels of the perfect-play sets with our exact solver.
 
-    python -m experiments.label_pons                       # every set, as shipped
-    python -m experiments.label_pons --sets=Test_L2_R2 --check
+    python -m experiments.data.label_pons                       # every set, as shipped
+    python -m experiments.data.label_pons --sets=Test_L2_R2 --check
 
 The sets are those of ``solvers.benchmark_sets.SETS``: Pascal Pons' six and Random-Play
-(``experiments/random_play_set.py`` makes its positions, then labels them with this code).
+(``experiments/data/random_play_set.py`` makes its positions, then labels them with this code).
 
 For each position of a set, every column gets the game-theoretic outcome of playing it,
 for the side to move: ``W`` (win), ``D`` (draw), ``L`` (loss) or ``.`` (full column), from

@@ -1,6 +1,6 @@
 r"""A fault soak for training: SIGKILL it again and again, then check that nothing was lost.
 
-    python -m experiments.soak --kills=20
+    python -m experiments.stress.soak --kills=20
 
 Trains a small run straight through (the reference), then trains the same run in another
 directory while killing it ``--kills`` times with SIGKILL: some kills at a random moment
@@ -35,7 +35,7 @@ _ITERATIONS = flags.DEFINE_integer("iterations", 120, "Iterations of the run (ti
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the kill schedule.")
 _WORKDIR = flags.DEFINE_string("workdir", None, "Where the two runs go (default: a temp dir).")
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _STARTED = re.compile(r"Resuming from the checkpoint of iteration (\d+)|Starting a new run")
 
 

@@ -1,7 +1,7 @@
 r"""Generates the Random-Play set: 1000 Connect Four positions reached by random play.
 
-    python -m experiments.random_play_set           # positions and scores, then labels
-    python -m experiments.random_play_set --check   # regenerates the moves and labels
+    python -m experiments.data.random_play_set           # positions and scores, then labels
+    python -m experiments.data.random_play_set --check   # regenerates the moves and labels
 
 The rule, on the 6x7 connect-4 board, with ``numpy.random.default_rng(0)`` as the only
 source of randomness, drawn in this order:
@@ -14,8 +14,6 @@ source of randomness, drawn in this order:
    however reached) is already in the set.
 4. Keep the position; stop at 1000, in the order they were kept.
 
-The shipped files were made with numpy 2.5.5 (3,184 attempts for the 1000 positions).
-
 Each position goes to ``alphazero_jax/data/random_play/Random_Play`` as ``<moves> <score>``
 (Pons' notation; the exact score from ``solvers.connect_four.score``), then its per-move
 labels to ``Random_Play.labels`` through ``label_pons.label_set``; both are written one
@@ -25,7 +23,8 @@ regenerates the move strings and the labels and compares them with the shipped o
 
 Rejection favours short games: a longer random game more often ends on the way, so the
 kept plies are not uniform (about 10% at each of plies 10 to 13, about 1% at each of 27
-to 30; the data folder's README gives the counts).
+to 30; the data folder's README gives the counts, and the numpy version that made the
+shipped files).
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from absl import app, flags
 
-from experiments import label_pons  # also defines --check
+from experiments.data import label_pons  # also defines --check
 
 SEED = 0
 NUM_POSITIONS = 1000

@@ -1,6 +1,6 @@
 r"""Checks the Connect Four solver against Pascal Pons' benchmark sets, and times it.
 
-    python -m experiments.solver_check --sets=Test_L3_R1,Test_L2_R2 --move_scores
+    python -m experiments.data.solver_check --sets=Test_L3_R1,Test_L2_R2 --move_scores
 
 For each set, scores every position and compares with the shipped exact score; prints the
 number correct, the total seconds and the mean milliseconds per position. With
@@ -9,7 +9,7 @@ equals the score. Exits with status 1 on any mismatch.
 
 Any set of ``benchmark_sets.SETS`` can be named. Pons' scores are published, so his sets
 check the solver against an independent source; Random-Play's scores were computed by
-this solver (``experiments/random_play_set.py``), so on it the check is a regression test
+this solver (``experiments/data/random_play_set.py``), so on it the check is a regression test
 and a timing, marked "(our own scores)".
 """
 

@@ -1,8 +1,10 @@
 r"""Connect Four agents against perfect play: mistake rates on the perfect-play sets.
 
-    python -m experiments.benchmark_c4 --agents=random,greedy,minimax:4,az:runs/connect_four
-    python -m experiments.benchmark_c4 --run=runs/connect_four      # every saved checkpoint
-    python -m experiments.benchmark_c4 --compare=puct=runs/a,gumbel=runs/b --output=runs/cmp
+    python -m experiments.strength.perfect_play \
+        --agents=random,greedy,minimax:4,az:runs/connect_four
+    python -m experiments.strength.perfect_play --run=runs/connect_four  # every checkpoint
+    python -m experiments.strength.perfect_play --compare=puct=runs/a,gumbel=runs/b \
+        --output=runs/cmp
 
 The sets are ``solvers.benchmark_sets.SETS``, all seven by default: Pascal Pons' six and
 Random-Play. A move is a mistake when another legal move has a strictly better
@@ -31,12 +33,17 @@ import time
 
 from absl import app, flags
 
-from experiments import (
+from experiments.support import (
     compilation_cache,
     host_devices,  # noqa: F401  (first: before JAX starts)
 )
 
-_AGENTS = flags.DEFINE_list("agents", ["random", "greedy", "minimax:4"], "Agent specs.")
+# isort: split
+from alphazero_jax import agents
+
+_AGENTS = flags.DEFINE_list(
+    "agents", ["random", "greedy", "minimax:4"], f"Agents to judge. {agents.spec_help()}"
+)
 _RUN = flags.DEFINE_string("run", None, "Judge every saved checkpoint of this run instead.")
 _COMPARE = flags.DEFINE_list("compare", None, "Judged runs to draw together: [label=]workdir.")
 _SIMULATIONS = flags.DEFINE_integer("simulations", -1, "--run: simulations (-1: the run's).")

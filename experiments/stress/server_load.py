@@ -1,12 +1,12 @@
 r"""Load on the play server: many people playing the shipped Connect Four agent at once.
 
-    python -m experiments.benchmark_serve [--scenario=load] [--sessions=50] [--seconds=60]
-    python -m experiments.benchmark_serve --scenario=new_strength [--joiners=20]
-    python -m experiments.benchmark_serve --scenario=mixed [--strengths=0,8,16,32,64]
-    python -m experiments.benchmark_serve --scenario=warm_start
+    python -m experiments.stress.server_load [--scenario=load] [--sessions=50] [--seconds=60]
+    python -m experiments.stress.server_load --scenario=new_strength [--joiners=20]
+    python -m experiments.stress.server_load --scenario=mixed [--strengths=0,8,16,32,64]
+    python -m experiments.stress.server_load --scenario=warm_start
 
 Each scenario starts ``experiments.serve`` on loopback and simulated players
-(``experiments/benchmarks/serving.py``) who play random legal moves against
+(``experiments/stress/simulated_players.py``) who play random legal moves against
 ``az:pretrained`` (Connect Four 6x7) as fast as the answers come. A move is one request
 (the player's move and the agent's reply); an error is any answer but 200, or a failed
 request (must be 0).
@@ -40,8 +40,8 @@ import time
 import numpy as np
 from absl import app, flags
 
-from experiments import cli
-from experiments.benchmarks import serving
+from experiments.stress import simulated_players
+from experiments.support import cli
 
 _SCENARIO = flags.DEFINE_enum(
     "scenario", "load", ["load", "new_strength", "mixed", "warm_start"], "What to measure."
@@ -74,25 +74,29 @@ def _cache_arguments() -> list[str]:
     return []
 
 
-def _errors(tally: serving.Tally) -> str:
+def _errors(tally: simulated_players.Tally) -> str:
     count = tally.error_count()
     return f"errors: {count}" + (f" (first: {tally.errors[0][1]})" if count else "")
 
 
 def _players(client, tally, stop, agents, *, seed, human=None):
     return [
-        serving.player(client, random.Random(seed * 1000 + i), tally, stop, agent, human=human)
+        simulated_players.player(
+            client, random.Random(seed * 1000 + i), tally, stop, agent, human=human
+        )
         for i, agent in enumerate(agents)
     ]
 
 
 async def _load(mode: str) -> dict:
     sizes = _BATCHED_SIZES.value if mode == "batched" else "1"
-    server = serving.Server(([f"--batch_sizes={sizes}"] if sizes else []) + _cache_arguments())
+    server = simulated_players.Server(
+        ([f"--batch_sizes={sizes}"] if sizes else []) + _cache_arguments()
+    )
     try:
-        async with serving.client_for(server, _SESSIONS.value) as client:
+        async with simulated_players.client_for(server, _SESSIONS.value) as client:
             await server.wait(client, warm=True)
-            tally = serving.Tally()
+            tally = simulated_players.Tally()
             start = time.monotonic() + _WARM_UP.value
             stop = start + _SECONDS.value
             players = _players(client, tally, stop, [DEFAULT] * _SESSIONS.value, seed=_SEED.value)
@@ -106,7 +110,7 @@ async def _load(mode: str) -> dict:
     latencies = tally.latencies(start, stop)
     calls = after["batches"] - before["batches"]
     print(
-        f"{mode:>9}: {serving.summary(latencies, _SECONDS.value)}  errors "
+        f"{mode:>9}: {simulated_players.summary(latencies, _SECONDS.value)}  errors "
         f"{tally.error_count(start, stop)}  "
         f"{(after['positions'] - before['positions']) / max(calls, 1):.1f} positions per call",
         flush=True,
@@ -124,12 +128,12 @@ async def _load(mode: str) -> dict:
 async def _new_strength() -> dict:
     strength = _NEW_STRENGTH.value
     new = f"{DEFAULT}:{strength}"
-    server = serving.Server(_cache_arguments() or ["--nocompilation_cache"])
+    server = simulated_players.Server(_cache_arguments() or ["--nocompilation_cache"])
     count = _WARM_PLAYERS.value + _JOINERS.value
     try:
-        async with serving.client_for(server, count) as client:
+        async with simulated_players.client_for(server, count) as client:
             await server.wait(client, warm=True)
-            warm, joiners = serving.Tally(), serving.Tally()
+            warm, joiners = simulated_players.Tally(), simulated_players.Tally()
             start = time.monotonic()
             players = _players(client, warm, float("inf"), [DEFAULT] * _WARM_PLAYERS.value, seed=1)
             running = [asyncio.ensure_future(p) for p in players]
@@ -153,9 +157,9 @@ async def _new_strength() -> dict:
     print(f"  first move:   p50 {waits[len(waits) // 2]:.2f} s, max {max(waits):.2f} s")
     print(f"  all compiled {compiled - joined:.1f} s after they joined")
     before, during = warm.latencies(start, joined), warm.latencies(joined, compiled)
-    print(f"  warm players before: {serving.summary(before)}")
-    print(f"  warm players during: {serving.summary(during)}")
-    everyone = serving.Tally(errors=warm.errors + joiners.errors)
+    print(f"  warm players before: {simulated_players.summary(before)}")
+    print(f"  warm players during: {simulated_players.summary(during)}")
+    everyone = simulated_players.Tally(errors=warm.errors + joiners.errors)
     print(f"  {_errors(everyone)}")
     return {
         "strength": strength,
@@ -169,31 +173,32 @@ async def _new_strength() -> dict:
 
 async def _mixed() -> dict:
     strengths = [f"{DEFAULT}:{int(s)}" for s in _STRENGTHS.value]
-    server = serving.Server(_cache_arguments())
+    server = simulated_players.Server(_cache_arguments())
     try:
-        async with serving.client_for(server, _SESSIONS.value) as client:
+        async with simulated_players.client_for(server, _SESSIONS.value) as client:
             await server.wait(client, warm=True)
-            tallies = {agent: serving.Tally() for agent in strengths}
+            tallies = {agent: simulated_players.Tally() for agent in strengths}
             start = time.monotonic() + _WARM_UP.value
             stop = start + _SECONDS.value
             players = []
             for i in range(_SESSIONS.value):
                 agent = strengths[i % len(strengths)]
                 rng = random.Random(_SEED.value * 1000 + i)
-                players.append(serving.player(client, rng, tallies[agent], stop, agent))
+                players.append(simulated_players.player(client, rng, tallies[agent], stop, agent))
             await asyncio.gather(*players)
     finally:
         server.stop()
     print(f"{_SESSIONS.value} players at mixed strengths, {_SECONDS.value:.0f} s counted")
     for agent, tally in tallies.items():
-        print(f"  {agent:>20}: {serving.summary(tally.latencies(start, stop), _SECONDS.value)}")
-    everyone = serving.Tally(
+        summary = simulated_players.summary(tally.latencies(start, stop), _SECONDS.value)
+        print(f"  {agent:>20}: {summary}")
+    everyone = simulated_players.Tally(
         moves=[m for t in tallies.values() for m in t.moves],
         errors=[e for t in tallies.values() for e in t.errors],
     )
-    print(f"  {'all':>20}: {serving.summary(everyone.latencies(start, stop), _SECONDS.value)}")
-    print(f"  {_errors(everyone)}")
     latencies = everyone.latencies(start, stop)
+    print(f"  {'all':>20}: {simulated_players.summary(latencies, _SECONDS.value)}")
+    print(f"  {_errors(everyone)}")
     return {
         "moves_per_s": len(latencies) / _SECONDS.value,
         "p99_ms": float(np.percentile(latencies, 99) * 1000),
@@ -202,12 +207,12 @@ async def _mixed() -> dict:
 
 
 async def _warm_start() -> dict:
-    cache, times = serving.fresh_cache(), {}
+    cache, times = simulated_players.fresh_cache(), {}
     try:
         for start in ("first", "second"):
-            server = serving.Server([f"--compilation_cache_dir={cache}"])
+            server = simulated_players.Server([f"--compilation_cache_dir={cache}"])
             try:
-                async with serving.client_for(server, 1) as client:
+                async with simulated_players.client_for(server, 1) as client:
                     answering = await server.wait(client, warm=False)
                     warm = await server.wait(client, warm=True)
             finally:
@@ -218,9 +223,9 @@ async def _warm_start() -> dict:
                 f"{answering:.1f} s, warm after {warm:.1f} s",
                 flush=True,
             )
-        print(f"cache: {serving.folder_bytes(cache) / 1e6:.1f} MB")
+        print(f"cache: {simulated_players.folder_bytes(cache) / 1e6:.1f} MB")
     finally:
-        serving.remove(cache)
+        simulated_players.remove(cache)
     return times
 
 

@@ -1,0 +1,1 @@
+"""Strength benchmarks: agents against perfect play, trained runs against exact references."""

@@ -12,6 +12,7 @@ import random
 import jax
 import jax.numpy as jnp
 import numpy as np
+import positions
 import pytest
 from replaying import every_state
 
@@ -41,7 +42,7 @@ def test_start__four_discs_and_four_moves():
 
 def test_a_placement_flips_every_bracketed_line_in_all_8_directions():
     # Black (X) plays d4: every O on the star around it is bracketed by an X.
-    state = othello.from_grid(
+    state = positions.othello(
         8,
         [
             "X..X..X.",
@@ -72,7 +73,7 @@ def test_a_placement_flips_every_bracketed_line_in_all_8_directions():
 
 
 def test_runs_that_reach_the_edge_or_an_empty_cell_do_not_flip():
-    state = othello.from_grid(
+    state = positions.othello(
         8,
         [
             "........",
@@ -114,7 +115,7 @@ MUST_PASS = [
 
 
 def test_forced_pass_then_the_opponent_moves():
-    state = othello.from_grid(8, MUST_PASS, player=1)
+    state = positions.othello(8, MUST_PASS, player=1)
     assert _legal_text(state) == ["pass"] and not bool(state.terminal)
     after = STEP(state, 64)
     assert int(after.current_player) == 0 and not bool(after.terminal)
@@ -127,7 +128,7 @@ def test_forced_pass_then_the_opponent_moves():
 
 
 def test_game_ends_early_when_neither_side_can_place():
-    state = STEP(othello.from_grid(8, MUST_PASS, player=1), 64)
+    state = STEP(positions.othello(8, MUST_PASS, player=1), 64)
     over = STEP(state, GAME.actions_from_text("g5")[0])
     # White keeps only its corner, which no line can bracket: nobody can place, with 41
     # empty cells left. Black has 18 + 2 discs.
@@ -218,7 +219,7 @@ def test_symmetries_map_positions_and_moves():
     cells = np.array(othello.grid(8, state))
     for symmetry in GAME.symmetries:
         drawn = symmetry.transform_observation(cells[..., None])[..., 0]
-        transformed = othello.from_grid(8, drawn.tolist(), int(state.current_player))
+        transformed = positions.othello(8, drawn.tolist(), int(state.current_player))
         np.testing.assert_array_equal(
             np.asarray(GAME.observe(transformed)),
             np.asarray(symmetry.transform_observation(GAME.observe(state))),
@@ -238,7 +239,7 @@ def test_symmetries_map_positions_and_moves():
 def test_greedy_flips_takes_the_most_discs():
     # Black (3 discs) to move: d4 flips three (e3 closed by f2, c5 by b6, d5 by d6); no
     # other move flips more than two.
-    state = othello.from_grid(
+    state = positions.othello(
         8,
         [
             "........",

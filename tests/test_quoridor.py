@@ -1,7 +1,7 @@
 """Quoridor: hand-drawn positions (jumps, diagonals, sealing, crossing and overlapping walls,
 the move cap), notation, symmetry, the heuristic and seed 002's greedy player.
 
-Positions are drawn with ``quoridor.setup``: squares and walls in the game's notation
+Positions are drawn with ``positions.quoridor``: squares and walls in the game's notation
 (rows 1..size from the top; the first player, X, starts on the bottom row and heads up).
 """
 
@@ -10,11 +10,11 @@ import collections
 import jax
 import jax.numpy as jnp
 import numpy as np
+import positions
 import pytest
 from replaying import every_state
 
 from alphazero_jax import agents, games
-from alphazero_jax.games import quoridor
 
 GAME = games.make("quoridor", size=5, walls=3)
 STEP = jax.jit(GAME.step)
@@ -45,46 +45,46 @@ def test_start_position_has_three_steps_and_every_wall():
 
 
 def test_facing_pawns_jump_straight_over():
-    state = quoridor.setup(GAME, pawns=("c3", "c2"))
+    state = positions.quoridor(GAME, pawns=("c3", "c2"))
     assert _pawn_moves(state) == {"c1", "b3", "d3", "c4"}
     state = STEP(state, GAME.actions_from_text("c1", state)[0])
     assert state.terminal and state.winner == 0  # c1 is on X's goal row
 
 
 def test_a_wall_behind_the_other_pawn_turns_the_jump_diagonal():
-    state = quoridor.setup(GAME, pawns=("c3", "c2"), walls="c1h", walls_left=(3, 3))
+    state = positions.quoridor(GAME, pawns=("c3", "c2"), walls="c1h", walls_left=(3, 3))
     assert _pawn_moves(state) == {"b2", "d2", "b3", "d3", "c4"}
     # A wall on one side of the other pawn leaves the other diagonal.
-    state = quoridor.setup(GAME, pawns=("c3", "c2"), walls="c1h b1v", walls_left=(3, 3))
+    state = positions.quoridor(GAME, pawns=("c3", "c2"), walls="c1h b1v", walls_left=(3, 3))
     assert _pawn_moves(state) == {"d2", "b3", "d3", "c4"}
 
 
 def test_the_edge_behind_the_other_pawn_turns_the_jump_diagonal():
-    state = quoridor.setup(GAME, pawns=("c2", "c1"))
+    state = positions.quoridor(GAME, pawns=("c2", "c1"))
     assert _pawn_moves(state) == {"b1", "d1", "b2", "d2", "c3"}
     state = STEP(state, GAME.actions_from_text("d1", state)[0])
     assert state.terminal and state.winner == 0
 
 
 def test_the_second_player_jumps_towards_its_own_goal():
-    state = quoridor.setup(GAME, pawns=("c3", "c2"), player=1)
+    state = positions.quoridor(GAME, pawns=("c3", "c2"), player=1)
     assert _pawn_moves(state) == {"c4", "b2", "d2", "c1"}
-    state = quoridor.setup(GAME, pawns=("c3", "c2"), walls="b3h", walls_left=(3, 3), player=1)
+    state = positions.quoridor(GAME, pawns=("c3", "c2"), walls="b3h", walls_left=(3, 3), player=1)
     assert _pawn_moves(state) == {"b3", "d3", "b2", "d2", "c1"}
 
 
 def test_steps_stop_at_walls():
-    state = quoridor.setup(GAME, pawns=("c3", "a1"), walls="b2h c3v b3h", walls_left=(3, 3))
+    state = positions.quoridor(GAME, pawns=("c3", "a1"), walls="b2h c3v b3h", walls_left=(3, 3))
     assert _pawn_moves(state) == {"b3"}  # north under b2h, east by c3v, south over b3h
 
 
 def test_a_wall_that_seals_a_pawn_in_is_illegal():
     # X in the corner pocket a5-b5 under a4h: b4v would close the pocket.
-    sealed = quoridor.setup(GAME, pawns=("a5", "c1"), walls="a4h", walls_left=(3, 3))
+    sealed = positions.quoridor(GAME, pawns=("a5", "c1"), walls="a4h", walls_left=(3, 3))
     assert "b4v" not in _names(sealed)
-    assert "b4v" in _names(quoridor.setup(GAME, pawns=("c5", "c1"), walls="a4h"))
+    assert "b4v" in _names(positions.quoridor(GAME, pawns=("c5", "c1"), walls="a4h"))
     # The opponent may not be sealed in either.
-    sealed = quoridor.setup(GAME, pawns=("c5", "a1"), walls="a1h", walls_left=(3, 3))
+    sealed = positions.quoridor(GAME, pawns=("c5", "a1"), walls="a1h", walls_left=(3, 3))
     assert "b1v" not in _names(sealed)
     # Played anyway, it ends the game as a loss for the mover.
     state = STEP(sealed, GAME.actions_from_text("b1v", sealed)[0])
@@ -92,29 +92,29 @@ def test_a_wall_that_seals_a_pawn_in_is_illegal():
 
 
 def test_walls_may_neither_overlap_nor_cross():
-    names = _names(quoridor.setup(GAME, pawns=("c5", "c1"), walls="c3h"))
+    names = _names(positions.quoridor(GAME, pawns=("c5", "c1"), walls="c3h"))
     assert not {"c3h", "b3h", "d3h", "c3v"} & names
     assert {"a3h", "c2h", "c4h", "b3v", "d3v", "c2v", "c4v"} <= names
-    names = _names(quoridor.setup(GAME, pawns=("c5", "c1"), walls="c3v"))
+    names = _names(positions.quoridor(GAME, pawns=("c5", "c1"), walls="c3v"))
     assert not {"c3v", "c2v", "c4v", "c3h"} & names
     assert {"c1v", "b3v", "d3v", "b3h", "d3h"} <= names
     with pytest.raises(ValueError, match="overlap or cross"):
-        quoridor.setup(GAME, pawns=("c5", "c1"), walls="c3h c3v")
+        positions.quoridor(GAME, pawns=("c5", "c1"), walls="c3h c3v")
 
 
 def test_a_refused_move_says_why():
     explain = GAME.explain_illegal
-    sealed = quoridor.setup(GAME, pawns=("a5", "c1"), walls="a4h c2h", walls_left=(3, 3))
+    sealed = positions.quoridor(GAME, pawns=("a5", "c1"), walls="a4h c2h", walls_left=(3, 3))
     (b4v,) = GAME.actions_from_text("b4v", sealed)
     assert explain(sealed, b4v) == "it would leave your pawn no path to the goal edge"
     (c2h,) = GAME.actions_from_text("c2h", sealed)
     assert explain(sealed, c2h) == "it would overlap or cross a wall on the board"
     (a1,) = GAME.actions_from_text("a3", sealed)  # two squares up: no pawn to jump
     assert "jumps straight over the other pawn" in explain(sealed, a1)
-    pocket = quoridor.setup(GAME, pawns=("c5", "a1"), walls="a1h", walls_left=(3, 3))
+    pocket = positions.quoridor(GAME, pawns=("c5", "a1"), walls="a1h", walls_left=(3, 3))
     (b1v,) = GAME.actions_from_text("b1v", pocket)
     assert explain(pocket, b1v) == "it would leave the other pawn no path to the goal edge"
-    no_walls = quoridor.setup(GAME, pawns=("c5", "c1"), walls_left=(0, 3))
+    no_walls = positions.quoridor(GAME, pawns=("c5", "c1"), walls_left=(0, 3))
     assert explain(no_walls, b1v) == "you have no walls left"
     assert explain(no_walls, GAME.actions_from_text("c4", no_walls)[0]) == ""
     assert games.make("connect_four").explain_illegal is None
@@ -125,7 +125,7 @@ def test_walls_at_the_edges_are_legal():
 
 
 def test_no_walls_in_hand_means_no_walls():
-    state = quoridor.setup(GAME, pawns=("c5", "c1"), walls_left=(0, 3))
+    state = positions.quoridor(GAME, pawns=("c5", "c1"), walls_left=(0, 3))
     assert _names(state) == {"c4", "b5", "d5"}
 
 
@@ -143,7 +143,7 @@ def test_the_move_cap_draws_and_a_win_on_the_last_ply_still_wins():
     assert state.terminal and int(state.num_moves) == GAME.max_num_moves == 100
     assert state.winner == -1 and state.rewards.tolist() == [0.0, 0.0]
     # OpenSpiel calls this one a draw (its cap overrides the win); the rules say X won.
-    last = quoridor.setup(GAME, pawns=("c2", "a3")).replace(num_moves=jnp.int32(99))
+    last = positions.quoridor(GAME, pawns=("c2", "a3")).replace(num_moves=jnp.int32(99))
     won = STEP(last, GAME.actions_from_text("c1", last)[0])
     assert won.terminal and won.winner == 0
 
@@ -179,8 +179,8 @@ def test_text_picture():
 
 
 def test_the_mirror_maps_observations_and_legal_moves():
-    state = quoridor.setup(GAME, pawns=("b4", "d2"), walls="a1h c3v", walls_left=(2, 1))
-    mirrored = quoridor.setup(GAME, pawns=("d4", "b2"), walls="d1h b3v", walls_left=(2, 1))
+    state = positions.quoridor(GAME, pawns=("b4", "d2"), walls="a1h c3v", walls_left=(2, 1))
+    mirrored = positions.quoridor(GAME, pawns=("d4", "b2"), walls="d1h b3v", walls_left=(2, 1))
     identity, mirror = GAME.symmetries
     assert identity.name == "identity" and mirror.name == "mirror"
     np.testing.assert_array_equal(
@@ -209,7 +209,7 @@ def test_heuristic_is_the_race_and_exact_at_the_end():
     assert float(GAME.heuristic(start)) == 0.0
     ahead = _play("c4")  # O to move, one step behind
     assert float(GAME.heuristic(ahead)) == pytest.approx(-0.99 * np.tanh(1 / 5))
-    walled = quoridor.setup(GAME, pawns=("c5", "c1"), walls_left=(3, 1))
+    walled = positions.quoridor(GAME, pawns=("c5", "c1"), walls_left=(3, 1))
     assert float(GAME.heuristic(walled)) == pytest.approx(0.99 * np.tanh(1 / 5))
     won = _play("c4 c2 c3 b2 c2 b3 c1")
     assert won.terminal and float(GAME.heuristic(won)) == -1.0
@@ -245,7 +245,7 @@ def _bfs_distance(game, state, player):
 
 def test_greedy_path_walks_a_shortest_path_while_not_behind_on_walls():
     agent = agents.from_spec(GAME, "greedy:path")
-    state = quoridor.setup(GAME, pawns=("c5", "a1"), walls="c4h", walls_left=(3, 3))
+    state = positions.quoridor(GAME, pawns=("c5", "a1"), walls="c4h", walls_left=(3, 3))
     batch = jax.tree.map(lambda x: jnp.stack([x] * 16), state)
     actions = jax.jit(agent.act_fn)(None, jax.random.key(0), batch)
     assert {GAME.action_to_text(int(a), state) for a in actions} == {"b5"}  # b5-b4-...-b1
@@ -253,7 +253,7 @@ def test_greedy_path_walks_a_shortest_path_while_not_behind_on_walls():
 
 def test_greedy_path_places_the_longest_detour_when_behind_on_walls():
     agent = agents.from_spec(GAME, "greedy:path")
-    state = quoridor.setup(GAME, pawns=("c5", "c2"), walls="b3h", walls_left=(1, 2))
+    state = positions.quoridor(GAME, pawns=("c5", "c2"), walls="b3h", walls_left=(1, 2))
     before = _bfs_distance(GAME, state, 1)
     detours = {}
     for action in np.flatnonzero(np.asarray(state.legal)[12:]) + 12:

@@ -6,10 +6,10 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
+import positions
 import pytest
 
 from alphazero_jax import games, networks, search
-from alphazero_jax.games import quoridor
 
 # (game, settings, moves, the one right action, why)
 KNOWN_ANSWERS = [
@@ -170,7 +170,7 @@ def _fenced_pawn():
     """The Quoridor position of the next two tests: the game, the state as a batch of one,
     and X's two moves (the way out, c5, and the dead end, c3)."""
     game = games.make("quoridor", size=5, walls=3)
-    state = quoridor.setup(
+    state = positions.quoridor(
         game, pawns=("c4", "a1"), walls="b2h b3v c3v a4h d1v", walls_left=(0, 0), player=0
     )
     step_back, step_up = (game.actions_from_text(m, state)[0] for m in ("c5", "c3"))

@@ -85,6 +85,16 @@ def make(name: str, **settings) -> Game:
         raise ValueError(f"Settings of {name!r} must be plain ints, got {settings!r}.") from error
 
 
-@functools.cache
+# A bound that is never reached: the factories refuse invalid settings before anything is
+# cached, and the valid ones number 701 (Tic-Tac-Toe 372, Connect Four 189, Quoridor 126,
+# Othello 14), so no Game is ever dropped and identity stays stable for a process's life.
+_MAX_GAMES = 1024
+
+
+@functools.lru_cache(maxsize=_MAX_GAMES)
 def _make_cached(name: str, settings: tuple) -> Game:
+    """The one Game per ``(name, settings)``. jit keys on the identity of a Game's
+    functions, and callers compare Games by identity (``run.game is game``), so a second
+    Game for the same settings would compile everything again and fail those checks. A Game
+    holds only closures and small NumPy tables, no compiled code."""
     return _FACTORIES[name](**dict(settings))

@@ -2,7 +2,7 @@
 
 The two games differ only in how an action becomes a stone (any empty cell, or the lowest
 empty cell of a column), in their notation and in their symmetries. The state, the
-outcome of a move, the observation, the heuristic and the ASCII picture live here.
+outcome of a move, the observation, the heuristic and the cells of a position live here.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import numpy as np
 from flax import struct
 
 from alphazero_jax.games import _bitboard as bb
-from alphazero_jax.types import Array, Symmetry
+from alphazero_jax.games._board import HEURISTIC_BOUND, rewards_of
+from alphazero_jax.types import Array
 
 # Heuristic weights (from the mover's view): a line of `connect` cells that holds only one
 # player's stones scores by how many it holds; each stone also scores by the number of
@@ -24,10 +25,6 @@ _LINE_WEIGHT_ONE_SHORT = 5.0  # e.g. an open three in Connect Four
 _LINE_WEIGHT_TWO_SHORT = 2.0  # e.g. an open two
 _CELL_WEIGHT = 0.2
 _HEURISTIC_SCALE = 32.0
-_HEURISTIC_BOUND = 0.99  # keeps heuristic values strictly inside the exact win/loss values
-
-STONE_CHARS = ("X", "O")
-EMPTY_CHAR = "."
 
 
 @struct.dataclass
@@ -50,13 +47,6 @@ class GridState:
         Works on batched states too (any leading axes).
         """
         return rewards_of(self.winner)
-
-
-def rewards_of(winner: Array) -> Array:
-    """float32[..., 2] from int8[...] ``winner`` (-1: none): +1 winner, -1 loser, else 0."""
-    first_won = jnp.where(winner == 0, 1.0, -1.0)
-    outcome = jnp.stack([first_won, -first_won], axis=-1)
-    return jnp.where(winner[..., None] >= 0, outcome, 0.0).astype(jnp.float32)
 
 
 def initial_state(layout: bb.Layout) -> GridState:
@@ -153,7 +143,7 @@ def make_heuristic(layout: bb.Layout) -> Callable[[GridState], Array]:
         centre = jnp.sum(
             (bb.cell_planes(layout, own) - bb.cell_planes(layout, other)) * cell_weight
         )
-        value = _HEURISTIC_BOUND * jnp.tanh((threats.sum() + centre) / _HEURISTIC_SCALE)
+        value = HEURISTIC_BOUND * jnp.tanh((threats.sum() + centre) / _HEURISTIC_SCALE)
         exact = state.rewards[state.current_player]
         return jnp.where(state.terminal, exact, value).astype(jnp.float32)
 
@@ -172,86 +162,3 @@ def grid(layout: bb.Layout, state: GridState) -> list[list[int]]:
             line.append(owners[0] if owners else 0)
         cells.append(line)
     return cells
-
-
-def to_json(layout: bb.Layout, state: GridState) -> dict:
-    """The position as ``{"rows", "cols", "cells"}`` (``grid``), for front ends."""
-    return {"rows": layout.rows, "cols": layout.cols, "cells": grid(layout, state)}
-
-
-def to_text(layout: bb.Layout, state: GridState, footer: str) -> str:
-    """ASCII picture: ``X`` first player, ``O`` second, ``.`` empty, top row first."""
-    chars = (EMPTY_CHAR, *STONE_CHARS)
-    lines = [" ".join(chars[cell] for cell in line) for line in grid(layout, state)]
-    return "\n".join([*lines, footer])
-
-
-# Board transforms on [..., H, W, C] arrays; each works on NumPy and JAX arrays alike.
-def _identity(x):
-    return x
-
-
-def _flip_lr(x):
-    return x[..., :, ::-1, :]
-
-
-def _flip_ud(x):
-    return x[..., ::-1, :, :]
-
-
-def _rot180(x):
-    return x[..., ::-1, ::-1, :]
-
-
-def _transpose(x):
-    return x.swapaxes(-3, -2)
-
-
-def _rot90(x):  # counter-clockwise
-    return _flip_ud(_transpose(x))
-
-
-def _rot270(x):
-    return _transpose(_flip_ud(x))
-
-
-def _anti_transpose(x):
-    return _rot180(_transpose(x))
-
-
-_RECTANGLE = (
-    ("identity", _identity),
-    ("flip_lr", _flip_lr),
-    ("flip_ud", _flip_ud),
-    ("rot180", _rot180),
-)
-_SQUARE_EXTRA = (
-    ("transpose", _transpose),
-    ("rot90", _rot90),
-    ("rot270", _rot270),
-    ("anti_transpose", _anti_transpose),
-)
-
-
-def symmetries(action_grid: np.ndarray, names: tuple[str, ...]) -> tuple[Symmetry, ...]:
-    """Symmetries named in ``names``, their action maps derived from ``action_grid``.
-
-    ``action_grid`` is int[h, w], the action that each board position stands for (a
-    ``1 x cols`` row of columns for Connect Four, the cells for Tic-Tac-Toe).
-    """
-    table = dict(_RECTANGLE + _SQUARE_EXTRA)
-    result = []
-    for name in names:
-        transform = table[name]
-        moved = transform(action_grid[..., None])[..., 0]
-        result.append(Symmetry(name, transform, moved.reshape(-1).astype(np.int32)))
-    return tuple(result)
-
-
-def symmetry_names(*, square: bool, vertical: bool) -> tuple[str, ...]:
-    """Names of a board's symmetries: all 8 for a square board, 4 for a rectangle, or only
-    the mirror when gravity fixes up and down (``vertical=False``)."""
-    if not vertical:
-        return ("identity", "flip_lr")
-    names = tuple(name for name, _ in _RECTANGLE)
-    return names + tuple(name for name, _ in _SQUARE_EXTRA) if square else names

@@ -15,9 +15,19 @@ _OK, _GAME_OVER, _ILLEGAL = 0, 1, 2
 _PAD = -1
 
 
-@functools.cache
+# Games whose replay function is kept compiled. ``replay`` is a host convenience called
+# with a game and a move list from many places (tests, evaluation, experiments) that hold
+# nothing between calls, so the compiled scan is cached here per game. A process replays
+# moves of a few games; past the bound the least recently used one recompiles when next
+# asked for (a second or so), never a wrong result.
+_MAX_REPLAY_GAMES = 16
+
+
+@functools.lru_cache(maxsize=_MAX_REPLAY_GAMES)
 def _replay_fn(game: Game):
-    """Jitted ``(actions int32[B, T]) -> (states[B], problems int8[B, T])``."""
+    """Jitted ``(actions int32[B, T]) -> (states[B], problems int8[B, T])``, one per game
+    (jit keys on the closure, so a fresh one per call would compile every call); bounded by
+    ``_MAX_REPLAY_GAMES``, least recently used first out."""
 
     def play_one(actions):
         def move(state, action):

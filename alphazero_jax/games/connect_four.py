@@ -1,8 +1,7 @@
 """Connect Four on any rows x cols board (4..10 each), ``connect`` (3..min(rows, cols)) in a row.
 
-Actions are columns, 0-based inside the library. The text notation is Pascal Pons': a move
-list is the string of 1-based columns, ``"4453"`` = columns 4, 4, 5, 3; boards wider than
-nine columns write column 10 as ``a``.
+Actions are columns, 0-based inside the library; the notation (Pascal Pons', 1-based) is
+in ``connect_four_text.py``.
 
 A move is one multi-word addition (Pons' trick): adding a column's bottom bit to the
 occupancy mask carries up to the lowest empty cell of that column, or into the column's
@@ -15,14 +14,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from alphazero_jax.games import _bitboard as bb
-from alphazero_jax.games import _kinarow
+from alphazero_jax.games import _board, _kinarow
+from alphazero_jax.games import connect_four_text as text
+from alphazero_jax.games._notation import board_json
 from alphazero_jax.games._validate import check_int
 from alphazero_jax.types import Array, Game
 
 NAME = "connect_four"
 # Each setting's bounds; connect is at most min(rows, cols) as well.
 LIMITS = {"rows": (4, 10), "cols": (4, 10), "connect": (3, 10)}
-_COLUMN_CHARS = "123456789a"
 
 
 def make(*, rows: int = 6, cols: int = 7, connect: int = 4) -> Game:
@@ -65,7 +65,7 @@ def make(*, rows: int = 6, cols: int = 7, connect: int = 4) -> Game:
     def observe(state: _kinarow.GridState) -> Array:
         return _kinarow.observe(layout, state)
 
-    names = _kinarow.symmetry_names(square=rows == cols, vertical=False)
+    names = _board.symmetry_names(square=rows == cols, vertical=False)
     return Game(
         name=NAME,
         num_actions=cols,
@@ -77,33 +77,10 @@ def make(*, rows: int = 6, cols: int = 7, connect: int = 4) -> Game:
         observe=observe,
         legal_action_mask=legal_action_mask,
         heuristic=_kinarow.make_heuristic(layout),
-        symmetries=_kinarow.symmetries(np.arange(cols)[None, :], names),
-        to_text=lambda state: _kinarow.to_text(layout, state, " ".join(_COLUMN_CHARS[:cols])),
-        action_to_text=lambda action, state=None: _action_to_text(cols, action),
-        actions_from_text=lambda text, state=None: _actions_from_text(cols, text),
-        actions_to_text=lambda actions, state=None: "".join(
-            _action_to_text(cols, a) for a in actions
-        ),
-        to_json=lambda state: _kinarow.to_json(layout, state),
+        symmetries=_board.symmetries(np.arange(cols)[None, :], names),
+        to_text=lambda state: text.to_text(cols, _kinarow.grid(layout, state)),
+        action_to_text=lambda action, state=None: text.action_to_text(cols, action),
+        actions_from_text=lambda moves, state=None: text.actions_from_text(cols, moves),
+        actions_to_text=lambda actions, state=None: text.actions_to_text(cols, actions),
+        to_json=lambda state: board_json(_kinarow.grid(layout, state)),
     )
-
-
-def _action_to_text(cols: int, action: int) -> str:
-    if not 0 <= int(action) < cols:
-        raise ValueError(f"Connect Four action must be a column in [0, {cols}), got {action}.")
-    return _COLUMN_CHARS[int(action)]
-
-
-def _actions_from_text(cols: int, text: str) -> list[int]:
-    """Parses Pons' 1-based column string (whitespace ignored) into 0-based columns."""
-    valid = _COLUMN_CHARS[:cols]
-    actions = []
-    for char in "".join(text.split()):
-        column = valid.find(char.lower())
-        if column < 0:
-            raise ValueError(
-                f"Move {char!r} at index {len(actions)} of {text!r} is not a column: expected "
-                f"one of {' '.join(valid)} (1-based columns)."
-            )
-        actions.append(column)
-    return actions

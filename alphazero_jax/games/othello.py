@@ -9,8 +9,7 @@ as neither player can place (a full board included): there is never a pass into 
 game. Most discs wins; equal counts draw.
 
 Actions are cells in reading order from the top-left, ``row * size + col``, then the pass.
-The notation is the usual one: columns ``a..`` from left to right, rows ``1..`` from top to
-bottom (``f5`` is row 5, column f), and ``pass``; a move list is ``"f5 d6 c3"``.
+The notation is in ``othello_text.py``.
 
 A position is two bitboards, one per colour, with bit ``row * size + col`` in
 ``ceil(size^2 / 32)`` uint32 words (no x64), plus the mover's legal placements. Legal
@@ -30,23 +29,23 @@ import numpy as np
 from flax import struct
 
 from alphazero_jax.games import _bitboard as bb
-from alphazero_jax.games import _kinarow
-from alphazero_jax.games._validate import check_int, file_index, small_int
+from alphazero_jax.games import _board
+from alphazero_jax.games import othello_text as text
+from alphazero_jax.games._board import HEURISTIC_BOUND
+from alphazero_jax.games._notation import board_json
+from alphazero_jax.games._validate import check_int
 from alphazero_jax.types import Array, Game, Symmetry
 
 NAME = "othello"
 # Each setting's bounds and step: sizes are even.
 LIMITS = {"size": (4, 16, 2), "legal_plane": (0, 1)}
-_FILES = "abcdefghijklmnop"
-PASS_TEXT = "pass"
 
-# Heuristic weights (seed 002's features, each a normalised difference in [-1, 1] from the
-# mover's view). Corners can never be lost and stable discs never flip, so they dominate;
+# Heuristic weights (each feature a normalised difference in [-1, 1] from the mover's
+# view). Corners can never be lost and stable discs never flip, so they dominate;
 # mobility (placements now) and potential mobility (empty cells next to the opponent's
 # discs, i.e. placements to come) steer the middle game; the disc count itself matters
 # least until the end, where the heuristic is the exact outcome.
 WEIGHTS = {"corners": 30.0, "stability": 25.0, "mobility": 5.0, "potential": 5.0, "parity": 1.0}
-_HEURISTIC_BOUND = 0.99  # keeps heuristic values strictly inside the exact win/loss values
 
 
 @struct.dataclass
@@ -63,7 +62,7 @@ class OthelloState:
     @property
     def rewards(self) -> Array:
         """float32[..., 2]: +1 for the winner and -1 for the loser; zeros otherwise."""
-        return _kinarow.rewards_of(self.winner)
+        return _board.rewards_of(self.winner)
 
 
 class _Geometry:
@@ -133,7 +132,7 @@ class _Geometry:
 
         Each round's result is materialised (an optimisation barrier): left to itself, XLA
         fuses the rounds into one expression and recomputes each earlier round for every
-        later use, which made ``step`` about 8x slower on a CPU.
+        later use (BUILD.md, Othello: XLA fusion).
         """
         run = self.step(start) & through
         for _ in range(self.size - 3):  # a run is at most size - 2 discs long
@@ -263,9 +262,6 @@ def make(*, size: int = 8, legal_plane: int = 1) -> Game:
         cells = jnp.stack([_cells(geo, plane) for plane in planes], axis=-1)
         return cells.reshape(size, size, len(planes)).astype(jnp.float32)
 
-    def to_json(state: OthelloState) -> dict:
-        return {"rows": size, "cols": size, "cells": grid(size, state)}
-
     return Game(
         name=NAME,
         num_actions=num_cells + 1,
@@ -279,13 +275,11 @@ def make(*, size: int = 8, legal_plane: int = 1) -> Game:
         legal_action_mask=legal_action_mask,
         heuristic=_make_heuristic(geo),
         symmetries=_symmetries(size),
-        to_text=lambda state: _to_text(size, state),
-        action_to_text=lambda action, state=None: _action_to_text(size, action),
-        actions_from_text=lambda text, state=None: _actions_from_text(size, text),
-        actions_to_text=lambda actions, state=None: " ".join(
-            _action_to_text(size, a) for a in actions
-        ),
-        to_json=to_json,
+        to_text=lambda state: text.to_text(size, grid(size, state)),
+        action_to_text=lambda action, state=None: text.action_to_text(size, action),
+        actions_from_text=lambda moves, state=None: text.actions_from_text(size, moves),
+        actions_to_text=lambda actions, state=None: text.actions_to_text(size, actions),
+        to_json=lambda state: board_json(grid(size, state)),
     )
 
 
@@ -343,7 +337,7 @@ def _make_heuristic(geo: _Geometry):
             "parity": _normalised(_count(own), _count(other)),
         }
         value = sum(WEIGHTS[name] * feature for name, feature in features.items())
-        value = _HEURISTIC_BOUND * value / total_weight
+        value = HEURISTIC_BOUND * value / total_weight
         exact = state.rewards[state.current_player]
         return jnp.where(state.terminal, exact, value).astype(jnp.float32)
 
@@ -357,8 +351,8 @@ def count_discs(state: OthelloState) -> Array:
 
 def _symmetries(size: int) -> tuple[Symmetry, ...]:
     """The 8 symmetries of the square; the pass maps to itself."""
-    names = _kinarow.symmetry_names(square=True, vertical=True)
-    cells = _kinarow.symmetries(np.arange(size * size).reshape(size, size), names)
+    names = _board.symmetry_names(square=True, vertical=True)
+    cells = _board.symmetries(np.arange(size * size).reshape(size, size), names)
     pass_action = np.array([size * size], np.int32)
     return tuple(
         Symmetry(
@@ -382,36 +376,15 @@ def grid(size: int, state: OthelloState) -> list[list[int]]:
     return cells
 
 
-def from_grid(size: int, cells, player: int = 0) -> OthelloState:
-    """A position from a picture: ``cells[row][col]`` 0 empty, 1 Black, 2 White (or a list
-    of strings with ``.``, ``X`` for Black and ``O`` for White), ``player`` to move.
-
-    ``num_moves`` is set to the discs beyond the starting four. The state is settled as
-    ``step`` would leave it: if the mover cannot place it must pass, and if neither side
-    can place the game is over. For tests and for setting up positions.
+def from_grid(size: int, cells, player: int) -> OthelloState:
+    """The position of ``cells[row][col]`` (0 empty, 1 Black, 2 White; the inverse of
+    ``grid``) with ``player`` to move, settled as ``step`` would leave it: if the mover
+    cannot place it must pass, and if neither side can place the game is over.
+    ``num_moves`` is set to the discs beyond the starting four.
     """
     geo = _Geometry(size)
-    marks = {".": 0, "X": 1, "O": 2, 0: 0, 1: 1, 2: 2}
-    rows = [list(row.replace(" ", "")) if isinstance(row, str) else list(row) for row in cells]
-    if len(rows) != size or any(len(row) != size for row in rows):
-        raise ValueError(f"Expected {size} rows of {size} cells, got {[len(r) for r in rows]}.")
-    unknown = sorted(
-        {
-            repr(cell)
-            for row in rows
-            for cell in row
-            if not (isinstance(cell, str | int) and cell in marks)
-        }
-    )
-    if unknown:
-        raise ValueError(
-            f"Expected cells '.', 'X', 'O' (or 0, 1, 2), got {', '.join(unknown)} in {cells!r}."
-        )
-    if player not in (0, 1):
-        raise ValueError(f"Expected player 0 (Black) or 1 (White) to move, got {player!r}.")
     discs = [
-        [(r, c) for r in range(size) for c in range(size) if marks[rows[r][c]] == p + 1]
-        for p in (0, 1)
+        [(r, c) for r in range(size) for c in range(size) if cells[r][c] == p + 1] for p in (0, 1)
     ]
     board = np.stack([geo.mask(discs[0]), geo.mask(discs[1])])
     own, other = jnp.asarray(board[player]), jnp.asarray(board[1 - player])
@@ -427,45 +400,3 @@ def from_grid(size: int, cells, player: int = 0) -> OthelloState:
         terminal=jnp.bool_(over),
         winner=jnp.int8(winner),
     )
-
-
-def _to_text(size: int, state: OthelloState) -> str:
-    """ASCII picture: ``X`` Black, ``O`` White, ``.`` empty; rows numbered from the top."""
-    chars = (_kinarow.EMPTY_CHAR, *_kinarow.STONE_CHARS)
-    width = len(str(size))
-    lines = [
-        f"{row + 1:>{width}} " + " ".join(chars[cell] for cell in line)
-        for row, line in enumerate(grid(size, state))
-    ]
-    return "\n".join([*lines, " " * (width + 1) + " ".join(_FILES[:size])])
-
-
-def _action_to_text(size: int, action: int) -> str:
-    if not 0 <= int(action) <= size * size:
-        raise ValueError(
-            f"Othello action must be a cell in [0, {size * size}) or the pass {size * size}, "
-            f"got {action}."
-        )
-    if int(action) == size * size:
-        return PASS_TEXT
-    row, col = divmod(int(action), size)
-    return f"{_FILES[col]}{row + 1}"
-
-
-def _actions_from_text(size: int, text: str) -> list[int]:
-    """Parses ``"f5 d6 c3 pass"`` (spaces or commas between moves, any case)."""
-    actions = []
-    for index, token in enumerate(text.replace(",", " ").split()):
-        token = token.lower()
-        if token == PASS_TEXT:
-            actions.append(size * size)
-            continue
-        col, row = file_index(token[:1], _FILES[:size]), small_int(token[1:], 1, size)
-        if col is None or row is None:
-            raise ValueError(
-                f"Move {token!r} at index {index} of {text!r} is not a cell or a pass: expected "
-                f"a column a..{_FILES[size - 1]} and a row 1..{size} (top to bottom), e.g. "
-                f"'f5', or 'pass'."
-            )
-        actions.append((row - 1) * size + col)
-    return actions

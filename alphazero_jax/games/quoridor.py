@@ -17,12 +17,8 @@ neighbour would be the other pawn's square, whose only open neighbour would be i
 of their own that holds both goal edges -- impossible on a board of more than two rows,
 since no wall may cut a pawn off its goal.
 
-Coordinates: rows ``1..size`` from the top, columns ``a..`` from the left, as OpenSpiel.
-A pawn move is written as its destination square (``c4``); a wall by the top-left square
-of the 2x2 block whose middle it covers, then ``h`` or ``v`` (``c3h`` lies between rows 3
-and 4 under columns c and d; ``c3v`` between columns c and d beside rows 3 and 4). A
-pawn move's name depends on where the pawn stands, so the notation
-helpers take the position the moves start from.
+Coordinates: ``(row, col)`` with row 0 at the top; the notation is in
+``quoridor_text.py``.
 
 Actions are in the **mover's frame**: the board as the mover sees it, heading up (the
 second player's view turns the rows over). Actions 0..11 move the pawn: steps north, east,
@@ -40,20 +36,19 @@ position, and kept in the state.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from alphazero_jax.games import _kinarow
-from alphazero_jax.games._validate import check_int, file_index, small_int
+from alphazero_jax.games import _board
+from alphazero_jax.games import quoridor_text as text
+from alphazero_jax.games._board import HEURISTIC_BOUND
+from alphazero_jax.games._validate import check_int
 from alphazero_jax.types import Array, Game, Symmetry
 
 NAME = "quoridor"
 LIMITS = {"size": (5, 9, 2), "walls": (0, 20), "distance_planes": (0, 1)}
-_FILES = "abcdefghi"
 NUM_PAWN_ACTIONS = 12
 # (row, col) offsets of the pawn actions in the mover's frame (north is row - 1).
 PAWN_OFFSETS = np.array(
@@ -76,13 +71,12 @@ _DIAGONAL = {
     (3, 0): 11,
     (3, 2): 10,
 }
-# Heuristic weights: seed 002's features, the shortest-path race (the opponent's distance
+# Heuristic weights: the shortest-path race (the opponent's distance
 # to its goal minus the mover's, in squares) and the walls in hand (the mover's minus the
 # opponent's). The sum is squashed into +-0.99, so the heuristic stays strictly inside the
 # exact win and loss values it takes at the end.
 WEIGHTS = {"distance": 1.0, "walls": 0.5}
-_HEURISTIC_BOUND = 0.99
-_FAR = 1 << 16  # the distance of an unreachable goal
+FAR = 1 << 16  # the distance of an unreachable goal
 
 
 @struct.dataclass
@@ -102,7 +96,7 @@ class QuoridorState:
     @property
     def rewards(self) -> Array:
         """float32[..., 2]: +1 for the winner and -1 for the loser; zeros otherwise."""
-        return _kinarow.rewards_of(self.winner)
+        return _board.rewards_of(self.winner)
 
 
 # --- Bit-row geometry --------------------------------------------------------------------
@@ -148,7 +142,7 @@ def _any_bit(rows: Array) -> Array:
 
 def _race(start: Array, goal: Array, east: Array, south: Array) -> Array:
     """int32[...]: the fewest steps from the squares of ``start`` to any square of ``goal``
-    (bit rows, broadcast together with the edges), ignoring pawns; ``_FAR`` when no path.
+    (bit rows, broadcast together with the edges), ignoring pawns; ``FAR`` when no path.
 
     A breadth-first flood fill; every fill stops when it reaches its goal or stops growing,
     and the loop when all have stopped.
@@ -161,7 +155,7 @@ def _race(start: Array, goal: Array, east: Array, south: Array) -> Array:
         wider = _spread(reach, east, south)
         hit, grew = _any_bit(wider & goal), _any_bit(wider != reach)
         steps = steps + live.astype(jnp.int32)
-        steps = jnp.where(live & ~hit & ~grew, _FAR, steps)
+        steps = jnp.where(live & ~hit & ~grew, FAR, steps)
         return wider, steps, live & ~hit & grew
 
     steps = jnp.zeros(shape[:-1], jnp.int32)
@@ -184,7 +178,7 @@ def _distance_field(size: int, goal: Array, east: Array, south: Array) -> Array:
         return wider, field, rounds + 1, jnp.any(wider != reach)
 
     goal = jnp.broadcast_to(goal, jnp.broadcast_shapes(goal.shape, east.shape))
-    field = jnp.where(squares(goal), 0, _FAR).astype(jnp.int32)
+    field = jnp.where(squares(goal), 0, FAR).astype(jnp.int32)
     _, field, _, _ = jax.lax.while_loop(
         lambda c: c[3], grow, (goal, field, jnp.int32(0), jnp.bool_(True))
     )
@@ -289,7 +283,7 @@ def _reach_goals(board: _Board, own: Array, other: Array, walls_h: Array, walls_
     east, south = _open_edges(size, walls_h | board.add_h, walls_v | board.add_v)  # [K, ...]
     pawns = jnp.stack([_pawn_rows(size, own), _pawn_rows(size, other)])  # [2, size]
     steps = _race(pawns, board.goals, east[:, None], south[:, None])  # [K, 2]
-    return steps < _FAR
+    return steps < FAR
 
 
 def _wall_moves(board: _Board, own: Array, other: Array, walls_h: Array, walls_v: Array):
@@ -299,28 +293,26 @@ def _wall_moves(board: _Board, own: Array, other: Array, walls_h: Array, walls_v
     return _free_grooves(board.size, walls_h, walls_v) & jnp.all(reach, axis=-1)
 
 
-def _refusal(board: _Board, state: QuoridorState, action: int) -> str:
-    """Why ``action`` is not legal in ``state``, in words ("" when it is legal)."""
+def _illegal_reasons(board: _Board, state: QuoridorState, action: int) -> tuple[str, ...]:
+    """Why ``action`` is not legal in ``state`` (host-side): ``()`` when it is legal (or no
+    action), else ``("game_over",)``, ``("pawn",)``, ``("no_walls",)``, ``("overlap",)``,
+    or the pawns a wall would cut off their goal, ``"cuts_own"`` and/or ``"cuts_other"``."""
     if bool(state.terminal):
-        return "the game is over"
+        return ("game_over",)
     if not 0 <= action < board.num_actions or bool(state.legal[action]):
-        return ""
+        return ()
     if action < NUM_PAWN_ACTIONS:
-        return (
-            "a pawn steps to an open neighbouring square, jumps straight over the other pawn "
-            "it faces, or steps beside it where a wall or the edge blocks the jump"
-        )
+        return ("pawn",)
     own, other, walls_h, walls_v, own_walls, _ = _mover_view(board.size, state)
     groove = action - NUM_PAWN_ACTIONS
     if int(own_walls) == 0:
-        return "you have no walls left"
+        return ("no_walls",)
     if not bool(_free_grooves(board.size, walls_h, walls_v)[groove]):
-        return "it would overlap or cross a wall on the board"
+        return ("overlap",)
     mine, theirs = np.asarray(_reach_goals(board, own, other, walls_h, walls_v))[groove]
-    cut = [
-        name for name, reaches in (("your pawn", mine), ("the other pawn", theirs)) if not reaches
-    ]
-    return f"it would leave {' and '.join(cut)} no path to the goal edge"
+    return tuple(
+        reason for reason, reaches in (("cuts_own", mine), ("cuts_other", theirs)) if not reaches
+    )
 
 
 def _legal_actions(board: _Board, own, other, walls_h, walls_v, walls_in_hand) -> Array:
@@ -454,6 +446,9 @@ def make(*, size: int = 9, walls: int = 10, distance_planes: int = 1) -> Game:
             planes += [jnp.minimum(field[1], size * size) / (size * size)]
         return jnp.stack([p.astype(jnp.float32) for p in planes], axis=-1)
 
+    def notation(state: QuoridorState | None) -> text.Notation:
+        return text.Notation(size, PAWN_OFFSETS, start_pawns, state)
+
     def heuristic(state: QuoridorState) -> Array:
         own, other, walls_h, walls_v, own_walls, other_walls = _mover_view(size, state)
         east, south = _open_edges(size, walls_h, walls_v)
@@ -462,12 +457,9 @@ def make(*, size: int = 9, walls: int = 10, distance_planes: int = 1) -> Game:
         score = WEIGHTS["distance"] * (steps[1] - steps[0]) + WEIGHTS["walls"] * (
             own_walls - other_walls
         )
-        value = _HEURISTIC_BOUND * jnp.tanh(score / size)
+        value = HEURISTIC_BOUND * jnp.tanh(score / size)
         exact = state.rewards[state.current_player]
         return jnp.where(state.terminal, exact, value).astype(jnp.float32)
-
-    def to_json(state: QuoridorState) -> dict:
-        return _to_json(board, state)
 
     return Game(
         name=NAME,
@@ -481,12 +473,14 @@ def make(*, size: int = 9, walls: int = 10, distance_planes: int = 1) -> Game:
         legal_action_mask=legal_action_mask,
         heuristic=heuristic,
         symmetries=_symmetries(board),
-        to_text=lambda state: _to_text(board, state),
-        action_to_text=lambda action, state=None: _Notation(board, state).name(action),
-        actions_from_text=lambda text, state=None: _Notation(board, state).parse(text),
-        actions_to_text=lambda actions, state=None: _Notation(board, state).write(actions),
-        to_json=to_json,
-        explain_illegal=lambda state, action: _refusal(board, state, int(action)),
+        to_text=text.to_text,
+        action_to_text=lambda action, state=None: notation(state).name(action),
+        actions_from_text=lambda moves, state=None: notation(state).parse(moves),
+        actions_to_text=lambda actions, state=None: notation(state).write(actions),
+        to_json=text.to_json,
+        explain_illegal=lambda state, action: text.refusal(
+            _illegal_reasons(board, state, int(action))
+        ),
     )
 
 
@@ -498,42 +492,35 @@ def legal_actions(state: QuoridorState) -> Array:
     return _legal_actions(_Board(size, 0), own, other, walls_h, walls_v, own_walls)
 
 
-# --- Seed 002's greedy player ---------------------------------------------------------------
+# --- Shortest paths, for players ---------------------------------------------------------
 
 
-def greedy_actions(state: QuoridorState, key: Array) -> Array:
-    """int32[]: seed 002's greedy move for one state. While the mover has at least as many
-    walls in hand as the opponent it steps along a shortest path to its goal; otherwise it
-    places the wall that lengthens the opponent's shortest path the most (if one does;
-    else it steps). Ties are broken uniformly at random with ``key``."""
+def pawn_distances(state: QuoridorState) -> Array:
+    """int32[12]: the mover's fewest steps to its goal edge from the square each pawn action
+    lands on (mover's frame, pawns ignored; ``FAR`` when walled off). An action that would
+    leave the board reads the nearest square on it; mask with ``state.legal``."""
+    size = state.walls_h.shape[-1] + 1
+    own, _, walls_h, walls_v, _, _ = _mover_view(size, state)
+    east, south = _open_edges(size, walls_h, walls_v)
+    field = _distance_field(size, jnp.asarray(_Board(size, 0).goals[0]), east, south)
+    targets = jnp.clip(own + jnp.asarray(PAWN_OFFSETS), 0, size - 1)
+    return field[targets[:, 0], targets[:, 1]]
+
+
+def opponent_distances(state: QuoridorState) -> tuple[Array, Array]:
+    """The opponent's fewest steps to its goal edge, pawns ignored (``FAR`` when walled off):
+    now (int32[]) and with each candidate wall added (int32[2 * grooves], horizontal walls
+    then vertical, by groove in the mover's frame; mask with ``state.legal``)."""
     size = state.walls_h.shape[-1] + 1
     board = _Board(size, 0)
-    own, other, walls_h, walls_v, own_walls, other_walls = _mover_view(size, state)
+    _, other, walls_h, walls_v, _, _ = _mover_view(size, state)
     east, south = _open_edges(size, walls_h, walls_v)
-    field = _distance_field(size, jnp.asarray(board.goals[0]), east, south)
-    targets = jnp.clip(own + jnp.asarray(PAWN_OFFSETS), 0, size - 1)
-    pawn_legal = state.legal[:NUM_PAWN_ACTIONS]
-    distance = jnp.where(pawn_legal, field[targets[:, 0], targets[:, 1]], _FAR)
-    step_scores = jnp.where(pawn_legal & (distance == distance.min()), 1.0, 0.0)
-    # The opponent's shortest path after each wall.
     add_east, add_south = _open_edges(size, walls_h | board.add_h, walls_v | board.add_v)
-    before = _race(_pawn_rows(size, other), jnp.asarray(board.goals[1]), east, south)
-    after = _race(_pawn_rows(size, other), jnp.asarray(board.goals[1]), add_east, add_south)
-    wall_legal = state.legal[NUM_PAWN_ACTIONS:]
-    gain = jnp.where(wall_legal, after - before, -1)
-    wall_scores = jnp.where(wall_legal & (gain == gain.max()), 1.0, 0.0)
-    walling = (own_walls < other_walls) & (gain.max() > 0)
-    scores = jnp.concatenate(
-        [
-            jnp.where(walling, 0.0, step_scores),
-            jnp.where(walling, wall_scores, 0.0),
-        ]
-    )
-    scores = jnp.where(jnp.any(scores > 0), scores, state.legal.astype(jnp.float32))
-    return jax.random.categorical(key, jnp.log(scores)).astype(jnp.int32)
+    pawn, goal = _pawn_rows(size, other), jnp.asarray(board.goals[1])
+    return _race(pawn, goal, east, south), _race(pawn, goal, add_east, add_south)
 
 
-# --- Symmetry, notation and pictures ------------------------------------------------------
+# --- Symmetry ----------------------------------------------------------------------------
 
 
 def _symmetries(board: _Board) -> tuple[Symmetry, ...]:
@@ -558,241 +545,3 @@ def _symmetries(board: _Board) -> tuple[Symmetry, ...]:
 
     identity = Symmetry("identity", lambda obs: obs, np.arange(board.num_actions, dtype=np.int32))
     return identity, Symmetry("mirror", mirror, permutation)
-
-
-def _square_text(row: int, col: int) -> str:
-    return f"{_FILES[col]}{row + 1}"
-
-
-def _square(text: str, size: int) -> tuple[int, int] | None:
-    """``(row, col)`` of a square such as ``"c4"`` (any case) on the board, else None."""
-    col, rank = file_index(text[:1], _FILES[:size]), small_int(text[1:], 1, size)
-    return None if col is None or rank is None else (rank - 1, col)
-
-
-def _wall_square(text: str, size: int) -> tuple[int, int] | None:
-    """``(row, col)`` of a wall's groove such as ``"c3h"`` or ``"c3v"`` (any case), else
-    None; the last letter (``h`` or ``v``) is not checked."""
-    col, rank = file_index(text[:1], _FILES[: size - 1]), small_int(text[1:-1], 1, size - 1)
-    return None if col is None or rank is None else (rank - 1, col)
-
-
-class _Notation:
-    """Move names, which depend on the pawns: a host-side replay of pawn positions and
-    turns from ``state`` (the start position when None)."""
-
-    def __init__(self, board: _Board, state: QuoridorState | None):
-        self.board = board
-        if state is None:
-            self.pawns = [list(p) for p in board.start()[0]]
-            self.player = 0
-        else:
-            self.pawns = [[int(x) for x in p] for p in np.asarray(state.pawns)]
-            self.player = int(state.current_player)
-
-    def _absolute(self, action: int) -> tuple[str, tuple[int, int] | None]:
-        """The name of ``action`` for the current mover and, for a pawn move, its square."""
-        board, size = self.board, self.board.size
-        if not 0 <= action < board.num_actions:
-            raise ValueError(
-                f"Quoridor action must be in [0, {board.num_actions}) on a {size}x{size} "
-                f"board, got {action}."
-            )
-        sign = 1 if self.player == 0 else -1  # the second player's frame turns rows over
-        if action < NUM_PAWN_ACTIONS:
-            row, col = self.pawns[self.player]
-            d_row, d_col = PAWN_OFFSETS[action]
-            square = (row + sign * int(d_row), col + int(d_col))
-            if not (0 <= square[0] < size and 0 <= square[1] < size):
-                raise ValueError(
-                    f"Pawn action {action} leaves the board from {_square_text(row, col)}."
-                )
-            return _square_text(*square), square
-        groove = action - NUM_PAWN_ACTIONS
-        kind = "h" if groove < board.grooves else "v"
-        row, col = divmod(groove % board.grooves, size - 1)
-        if self.player == 1:
-            row = size - 2 - row
-        return f"{_FILES[col]}{row + 1}{kind}", None
-
-    def _play(self, action: int) -> str:
-        name, square = self._absolute(action)
-        if square is not None:
-            self.pawns[self.player] = list(square)
-        self.player = 1 - self.player
-        return name
-
-    def name(self, action: int) -> str:
-        return self._absolute(int(action))[0]
-
-    def write(self, actions: Sequence[int]) -> str:
-        return " ".join(self._play(int(a)) for a in actions)
-
-    def parse(self, text: str) -> list[int]:
-        """Parses ``"c4 c2 c3h"`` (spaces or commas between moves, any case)."""
-        actions = []
-        for index, token in enumerate(text.replace(",", " ").split()):
-            action = self._parse_one(token.lower())
-            if action is None:
-                size, middle = self.board.size, self.board.size // 2
-                raise ValueError(
-                    f"Move {token!r} at index {index} of {text!r} is not a Quoridor move here: "
-                    f"expected a pawn move to a square a..{_FILES[size - 1]}1..{size} (rows "
-                    f"from the top) at most two steps away, e.g. '{_FILES[middle]}{size - 1}', "
-                    f"or a wall such as '{_FILES[middle]}{middle - 1}h' or "
-                    f"'{_FILES[middle - 1]}{middle}v' (columns a..{_FILES[size - 2]}, rows "
-                    f"1..{size - 1})."
-                )
-            self._play(action)
-            actions.append(action)
-        return actions
-
-    def _parse_one(self, token: str) -> int | None:
-        board, size = self.board, self.board.size
-        kind = token[-1] if token[-1:] in ("h", "v") else ""
-        if kind:
-            wall = _wall_square(token, size)
-            if wall is None:
-                return None
-            row, col = wall
-            if self.player == 1:
-                row = size - 2 - row
-            groove = row * (size - 1) + col + (board.grooves if kind == "v" else 0)
-            return NUM_PAWN_ACTIONS + groove
-        square = _square(token, size)
-        if square is None:
-            return None
-        for action in range(NUM_PAWN_ACTIONS):
-            try:
-                if self._absolute(action)[1] == square:
-                    return action
-            except ValueError:
-                continue
-        return None
-
-
-def _to_json(board: _Board, state: QuoridorState) -> dict:
-    """The position for a front end: the grid (1 and 2 for the pawns), the walls by groove
-    ``[row, col]`` (absolute), the walls in hand and the legal moves' names."""
-    size = board.size
-    pawns = np.asarray(state.pawns).tolist()
-    cells = [[0] * size for _ in range(size)]
-    for player, (row, col) in enumerate(pawns):
-        cells[row][col] = player + 1
-
-    def grooves(rows) -> list[list[int]]:
-        rows = np.asarray(rows)
-        return [[r, c] for r in range(size - 1) for c in range(size - 1) if (rows[r] >> c) & 1]
-
-    return {
-        "rows": size,
-        "cols": size,
-        "cells": cells,
-        "pawns": pawns,
-        "walls_h": grooves(state.walls_h),
-        "walls_v": grooves(state.walls_v),
-        "walls_left": [int(w) for w in np.asarray(state.walls_left)],
-    }
-
-
-def _to_text(board: _Board, state: QuoridorState) -> str:
-    """ASCII picture: ``X`` the first player's pawn (heading up), ``O`` the second's, ``.``
-    a square, ``|`` and ``---`` walls, ``+`` a wall's middle; rows numbered from the top."""
-    size = board.size
-    position = _to_json(board, state)
-    horizontal = {tuple(g) for g in position["walls_h"]}
-    vertical = {tuple(g) for g in position["walls_v"]}
-    chars = (_kinarow.EMPTY_CHAR, *_kinarow.STONE_CHARS)
-    width = len(str(size))
-    lines = [(" " * width + " ".join(f" {f} " for f in _FILES[:size])).rstrip()]
-    for row in range(size):
-        line = f"{row + 1:>{width}}"
-        for col in range(size):
-            wall = (row, col) in vertical or (row - 1, col) in vertical
-            line += f" {chars[position['cells'][row][col]]} " + ("|" if wall else " ")
-        lines.append(line.rstrip())
-        if row < size - 1:
-            line = " " * width
-            for col in range(size):
-                under = (row, col) in horizontal or (row, col - 1) in horizontal
-                middle = (row, col) in horizontal or (row, col) in vertical
-                line += ("---" if under else "   ") + ("+" if middle else " ")
-            lines.append(line.rstrip())
-    walls = position["walls_left"]
-    lines.append(f"walls in hand: X {walls[0]}, O {walls[1]}")
-    return "\n".join(lines)
-
-
-def setup(
-    game: Game,
-    *,
-    pawns: tuple[str, str],
-    walls: str = "",
-    walls_left: tuple[int, int] | None = None,
-    player: int = 0,
-) -> QuoridorState:
-    """A position drawn by hand: the pawns' squares (first player, second player), the
-    walls in the notation (``"c3h d4v"``, absolute), walls in hand per player (default: the
-    game's count minus the walls drawn, split by the order given, alternately) and the
-    player to move. For tests and for setting up positions; it is checked that walls neither
-    overlap nor cross, but not that the position is reachable.
-
-    Raises:
-      ValueError: naming the square, wall or count that is not one, and what was expected.
-    """
-    settings = dict(game.settings)
-    size = settings["size"]
-    if isinstance(pawns, str) or len(pawns) != 2:
-        raise ValueError(f"Expected the two pawns' squares, such as ('c1', 'c5'), got {pawns!r}.")
-    squares = [_square(text, size) if isinstance(text, str) else None for text in pawns]
-    for text, square in zip(pawns, squares):
-        if square is None:
-            raise ValueError(
-                f"Expected a pawn's square a..{_FILES[size - 1]}1..{size}, such as 'c1', "
-                f"got {text!r}."
-            )
-    if squares[0] == squares[1]:
-        raise ValueError(f"Expected the pawns on two squares, got both on {pawns[0]!r}.")
-    rows = {"h": np.zeros(size - 1, np.int64), "v": np.zeros(size - 1, np.int64)}
-    names = walls.split()
-    for name in names:
-        kind, groove = name[-1].lower(), _wall_square(name, size)
-        if kind not in rows or groove is None:
-            raise ValueError(
-                f"Expected walls such as 'c3h' or 'b2v' (columns a..{_FILES[size - 2]}, rows "
-                f"1..{size - 1}, then h or v), got {name!r} in {walls!r}."
-            )
-        row, col = groove
-        if rows[kind][row] >> col & 1:
-            raise ValueError(f"Expected each wall once, got {name!r} twice in {walls!r}.")
-        rows[kind][row] |= 1 << col
-    h, v = rows["h"], rows["v"]
-    clash = (h & (h << 1)).any() or (v[1:] & v[:-1]).any() or (h & v).any()
-    if clash:
-        raise ValueError(f"Walls {walls!r} overlap or cross.")
-    if walls_left is None:
-        placed = [len(names[0::2]), len(names[1::2])]
-        walls_left = (settings["walls"] - placed[0], settings["walls"] - placed[1])
-    if len(walls_left) != 2 or not all(
-        isinstance(w, int) and 0 <= w <= settings["walls"] for w in walls_left
-    ):
-        raise ValueError(
-            f"Expected each player's walls in hand from 0 to {settings['walls']}, got "
-            f"{tuple(walls_left)!r} (with {len(names)} walls drawn)."
-        )
-    if player not in (0, 1):
-        raise ValueError(f"Expected player 0 or 1 to move, got {player!r}.")
-    state = QuoridorState(
-        pawns=jnp.asarray(squares, jnp.int32),
-        walls_h=jnp.asarray(h, jnp.int32),
-        walls_v=jnp.asarray(v, jnp.int32),
-        walls_left=jnp.asarray(walls_left, jnp.int32),
-        legal=jnp.zeros(game.num_actions, bool),
-        current_player=jnp.int32(player),
-        num_moves=jnp.int32(0),
-        terminal=jnp.bool_(False),
-        winner=jnp.int8(-1),
-    )
-    # Jitted (JAX keeps the compiled function per board size): one flood fill per groove is
-    # many small operations, about 0.1 s a position when run one by one.
-    return state.replace(legal=jax.jit(legal_actions)(state))

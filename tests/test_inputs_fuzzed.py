@@ -15,12 +15,12 @@ import functools
 import jax
 import jax.numpy as jnp
 import ml_collections
+import positions
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alphazero_jax import agents, games, search
-from alphazero_jax.games import quoridor
 from alphazero_jax.play import terminal
 from alphazero_jax.play.session import MoveError, PlaySession
 from alphazero_jax.training import config_schema, learner, selfplay, train
@@ -245,7 +245,9 @@ def test_quoridor_setup__any_drawing_is_a_position_or_a_value_error(
 ):
     game = _game("quoridor")
     try:
-        state = quoridor.setup(game, pawns=pawns, walls=walls, walls_left=walls_left, player=player)
+        state = positions.quoridor(
+            game, pawns=pawns, walls=walls, walls_left=walls_left, player=player
+        )
     except ValueError as error:
         message = str(error)
         assert "Expected" in message or "overlap or cross" in message, message
@@ -257,7 +259,15 @@ def test_quoridor_setup__any_drawing_is_a_position_or_a_value_error(
 
 # --- Agent specs ------------------------------------------------------------------------
 
-SPEC_KINDS = [*agents.PARSERS, "", "Random", "greedy:", "solver:", "az:", "tdmcts:1:"]
+SPEC_KINDS = [
+    *(k.kind for k in agents.KINDS),
+    "",
+    "Random",
+    "greedy:",
+    "solver:",
+    "az:",
+    "tdmcts:1:",
+]
 SPEC_TAILS = "0123456789:=.-+eE abcfglmnopqrstx/²١"
 _SPEC_NUMBERS = st.one_of(
     st.integers(-1, 12).map(str), st.sampled_from(["", "²", "007", "1" * 12, " 3", "3.0"])
@@ -503,7 +513,7 @@ def test_move_notation__bad_inputs_found_by_fuzzing_have_clear_messages():
 )
 def test_quoridor_setup__bad_drawings_have_clear_messages(drawing, message):
     drawing = {"pawns": ("c5", "c1"), **drawing}
-    assert message in _error(quoridor.setup, _game("quoridor"), **drawing)
+    assert message in _error(positions.quoridor, _game("quoridor"), **drawing)
 
 
 def test_agent_specs__bad_specs_found_by_fuzzing_have_clear_messages(tmp_path):

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import math
 
-# Longer counts are refused before ``int`` reads them: no search is that big, and Python
-# refuses 4,300 digits with a message about conversion limits, not about agents.
-MAX_DIGITS = 9
+from alphazero_jax.games._notation import MAX_DIGITS, is_count
 
-
-def is_count(text: str) -> bool:
-    """Whether ``text`` is a count in ASCII digits, at most ``MAX_DIGITS`` of them (``"²"``
-    and ``"١"`` are digits to ``str.isdigit`` but not counts here)."""
-    return text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS
+__all__ = ["MAX_DIGITS", "finite_number", "is_count"]
 
 
 def finite_number(text: str) -> float | None:

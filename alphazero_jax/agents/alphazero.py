@@ -4,14 +4,13 @@ with the package (``az:pretrained``)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
 
 from alphazero_jax import runs, search
-from alphazero_jax.agents import pretrained
+from alphazero_jax.agents import pretrained, registry
 from alphazero_jax.agents._spec_text import is_count
 from alphazero_jax.agents.baselines import uniform_choice
 from alphazero_jax.types import Agent, Analysis, Array, Game, PRNGKey, State
@@ -26,8 +25,8 @@ def make_network_analysis_fn(
     the value head and the policy).
 
     The move is the most visited one (sequential halving's choice for Gumbel); the value is
-    the search's root value. The same network and settings give the same function, so
-    that everything jitted over it compiles once per process.
+    the search's root value. Each call builds a new function: the caller holds it, so that
+    what is jitted over it compiles once.
 
     Args:
       game: the game the network plays.
@@ -36,32 +35,6 @@ def make_network_analysis_fn(
         ``config.search``); the root noise is switched off.
       num_simulations: simulations per move, or 0 for the raw policy.
     """
-    frozen = tuple(sorted(dict(search_settings).items()))
-    return _network_analysis_fn(game, apply_fn, frozen, num_simulations)
-
-
-def make_network_act_fn(
-    game: Game, apply_fn: Callable, search_settings: dict, *, num_simulations: int
-) -> Callable[[dict, PRNGKey, State], Array]:
-    """``act_fn(variables, key, states)``: the move of ``make_network_analysis_fn``."""
-    frozen = tuple(sorted(dict(search_settings).items()))
-    return _network_act_fn(game, apply_fn, frozen, num_simulations)
-
-
-@functools.cache
-def _network_act_fn(game: Game, apply_fn: Callable, search_settings: tuple, num_simulations: int):
-    analyse = _network_analysis_fn(game, apply_fn, search_settings, num_simulations)
-
-    def act(variables: dict, key: PRNGKey, states: State) -> Array:
-        return analyse(variables, key, states).action  # XLA drops what the move does not use
-
-    return act
-
-
-@functools.cache
-def _network_analysis_fn(
-    game: Game, apply_fn: Callable, search_settings: tuple, num_simulations: int
-):
     if num_simulations == 0:
 
         def raw_policy(variables: dict, key: PRNGKey, states: State) -> Analysis:
@@ -84,6 +57,23 @@ def _network_analysis_fn(
         return Analysis(action, summary.value, summary.visit_probs)
 
     return searched
+
+
+def make_network_act_fn(
+    game: Game, apply_fn: Callable, search_settings: dict, *, num_simulations: int
+) -> Callable[[dict, PRNGKey, State], Array]:
+    """``act_fn(variables, key, states)``: the move of ``make_network_analysis_fn``."""
+    analyse = make_network_analysis_fn(
+        game, apply_fn, search_settings, num_simulations=num_simulations
+    )
+    return _act_of(analyse)
+
+
+def _act_of(analyse: Callable[[dict, PRNGKey, State], Analysis]) -> Callable:
+    def act(variables: dict, key: PRNGKey, states: State) -> Array:
+        return analyse(variables, key, states).action  # XLA drops what the move does not use
+
+    return act
 
 
 def az_agent(game: Game, path: str, *, num_simulations: int | None = None) -> Agent:
@@ -115,11 +105,11 @@ def restore_az(
     if num_simulations is None:
         num_simulations = int(run.config.search.num_simulations)
     settings = run.config.search.to_dict()
-    act_fn = make_network_act_fn(game, run.apply_fn, settings, num_simulations=num_simulations)
     analyse_fn = make_network_analysis_fn(
         game, run.apply_fn, settings, num_simulations=num_simulations
     )
-    return Agent(f"az:{path}:{num_simulations}", act_fn, run.variables, analyse_fn), run
+    agent = Agent(f"az:{path}:{num_simulations}", _act_of(analyse_fn), run.variables, analyse_fn)
+    return agent, run
 
 
 def parse_az(spec: str) -> tuple[str, int | None]:
@@ -132,3 +122,33 @@ def parse_az(spec: str) -> tuple[str, int | None]:
     if path and is_count(simulations):
         return path, int(simulations)
     return argument, None
+
+
+def _parse_az(game: Game, spec: str, argument: str) -> Agent:
+    del argument  # parse_az reads the whole spec, ``az:pretrained:<sims>`` included
+    path, simulations = parse_az(spec)
+    return az_agent(game, path, num_simulations=simulations)
+
+
+KINDS = (
+    registry.AgentKind(
+        "az",
+        "az:<run>[:<simulations>]",
+        "AlphaZero (a training run)",
+        "a trained run (its directory or `<run>/checkpoints/<iteration>`) with a noise-free "
+        "search of the run's own simulations unless given; `0` plays the raw policy",
+        _parse_az,
+    ),
+    registry.AgentKind(
+        f"az:{pretrained.SPEC_NAME}",
+        f"az:{pretrained.SPEC_NAME}[:<simulations>]",
+        "AlphaZero (shipped network)",
+        "the network shipped in the package for the game at the settings it was trained at "
+        "(see [Play](#play-against-an-agent) for which ship)",
+        _parse_az,
+        strength=registry.Strength("simulations", 0, 0, pretrained.recorded_simulations),
+        interactive=True,
+        example=f"az:{pretrained.SPEC_NAME}",
+        only_settings=pretrained.shipped,
+    ),
+)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from alphazero_jax.agents import minimax, rollout_mcts
+from alphazero_jax.agents import minimax, registry, rollout_mcts
 from alphazero_jax.games import othello, quoridor
 from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
 
@@ -60,8 +60,30 @@ def most_flips_agent(game: Game) -> Agent:
     return Agent("greedy:flips", act_fn)
 
 
+def shortest_path_move(state: State, key: PRNGKey) -> Array:
+    """int32[]: the greedy Quoridor move for one state. While the mover has at least
+    as many walls in hand as the opponent it steps along a shortest path to its goal;
+    otherwise it places the wall that lengthens the opponent's shortest path the most (if
+    one does; else it steps). Ties are broken uniformly at random with ``key``."""
+    player = state.current_player
+    own_walls, other_walls = state.walls_left[player], state.walls_left[1 - player]
+    pawn_legal = state.legal[: quoridor.NUM_PAWN_ACTIONS]
+    distance = jnp.where(pawn_legal, quoridor.pawn_distances(state), quoridor.FAR)
+    step_scores = jnp.where(pawn_legal & (distance == distance.min()), 1.0, 0.0)
+    before, after = quoridor.opponent_distances(state)
+    wall_legal = state.legal[quoridor.NUM_PAWN_ACTIONS :]
+    gain = jnp.where(wall_legal, after - before, -1)
+    wall_scores = jnp.where(wall_legal & (gain == gain.max()), 1.0, 0.0)
+    walling = (own_walls < other_walls) & (gain.max() > 0)
+    scores = jnp.concatenate(
+        [jnp.where(walling, 0.0, step_scores), jnp.where(walling, wall_scores, 0.0)]
+    )
+    scores = jnp.where(jnp.any(scores > 0), scores, state.legal.astype(jnp.float32))
+    return jax.random.categorical(key, jnp.log(scores)).astype(jnp.int32)
+
+
 def shortest_path_agent(game: Game) -> Agent:
-    """Seed 002's greedy Quoridor player (``quoridor.greedy_actions``): it steps along a
+    """Seed 002's greedy Quoridor player (``shortest_path_move``): it steps along a
     shortest path to its goal while it has at least as many walls in hand as the opponent,
     else it places the wall that lengthens the opponent's shortest path the most. Quoridor
     only."""
@@ -74,7 +96,7 @@ def shortest_path_agent(game: Game) -> Agent:
     def act_fn(params: None, key: PRNGKey, states: State) -> Array:
         del params
         keys = jax.random.split(key, states.current_player.shape[0])
-        return jax.vmap(quoridor.greedy_actions)(states, keys)
+        return jax.vmap(shortest_path_move)(states, keys)
 
     return Agent("greedy:path", act_fn)
 
@@ -96,3 +118,75 @@ def mcts_agent(game: Game, *, num_simulations: int) -> Agent:
     """UCT with uniform priors and random playouts; see ``rollout_mcts.py``."""
     act_fn = rollout_mcts.make_rollout_mcts(game, num_simulations=num_simulations)
     return Agent(f"mcts:{num_simulations}", act_fn)
+
+
+def _minimax(game: Game, spec: str, argument: str) -> Agent:
+    return minimax_agent(game, depth=registry.count(spec, argument, minimum=1))
+
+
+def _mcts(game: Game, spec: str, argument: str) -> Agent:
+    return mcts_agent(game, num_simulations=registry.count(spec, argument, minimum=1))
+
+
+KINDS = (  # weakest first, roughly: the play page offers them in the reverse order
+    registry.AgentKind(
+        "random",
+        "random",
+        "Random",
+        "uniform over the legal moves",
+        registry.no_argument(random_agent),
+        interactive=True,
+        example="random",
+    ),
+    registry.AgentKind(
+        "greedy",
+        "greedy",
+        "Greedy",
+        "an immediate win if there is one, else the move with the best heuristic after it",
+        registry.no_argument(greedy_agent),
+        interactive=True,
+        example="greedy",
+    ),
+    registry.AgentKind(
+        "greedy:flips",
+        "greedy:flips",
+        "Greedy (most flips)",
+        "the move that flips the most discs (the classic greedy Othello player)",
+        registry.no_argument(most_flips_agent),
+        games=(othello.NAME,),
+        interactive=True,
+        example="greedy:flips",
+    ),
+    registry.AgentKind(
+        "minimax",
+        "minimax:<depth>",
+        "Alpha-beta on a heuristic",
+        "alpha-beta `<depth>` plies deep on the game's heuristic, exact at game ends, faster wins "
+        "first, random among equal moves",
+        _minimax,
+        strength=registry.Strength("depth", 1, 4),
+        interactive=True,
+        example="minimax:2",
+    ),
+    registry.AgentKind(
+        "mcts",
+        "mcts:<simulations>",
+        "MCTS with random playouts",
+        "UCT with uniform priors and one random playout per new node, `<simulations>` a "
+        "move (mctx)",
+        _mcts,
+        strength=registry.Strength("simulations", 1, 400),
+        interactive=True,
+        example="mcts:8",
+    ),
+    registry.AgentKind(
+        "greedy:path",
+        "greedy:path",
+        "Greedy (shortest path, walls back)",
+        "walks a shortest path to its goal row; walls back when behind on walls",
+        registry.no_argument(shortest_path_agent),
+        games=(quoridor.NAME,),
+        interactive=True,  # after mcts: its random playouts take seconds a move on 9x9
+        example="greedy:path",
+    ),
+)

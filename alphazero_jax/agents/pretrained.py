@@ -58,6 +58,22 @@ def shipped(name: str, folder: pathlib.Path | None = None) -> list[dict[str, int
     return [d["settings"] for d in described if d["game"] == name]
 
 
+def recorded_simulations(name: str | None, folder: pathlib.Path | None = None) -> int | None:
+    """The simulations a move of the game ``name``'s shipped agent searches (its
+    ``agent.json``; the first agent's, if several are shipped), or for ``name`` None the
+    fewest of any shipped agent; None when there is no such agent."""
+    folder = directory() if folder is None else folder
+    described = [json.loads((folder / key / AGENT_FILE).read_text()) for key in available(folder)]
+    counts = [
+        int(d["config"]["search"]["num_simulations"])
+        for d in described
+        if name is None or d["game"] == name
+    ]
+    if not counts:
+        return None
+    return min(counts) if name is None else counts[0]
+
+
 def load(game: Game, folder: pathlib.Path | None = None) -> runs.RestoredNetwork:
     """The shipped network of ``game``, as ``runs.restore_network`` returns a run's.
 
@@ -83,7 +99,7 @@ def load(game: Game, folder: pathlib.Path | None = None) -> runs.RestoredNetwork
 
     shapes = jax.eval_shape(template)  # 0.1 s, where running the init took seconds
     variables = flax.serialization.from_bytes(shapes, (path / VARIABLES_FILE).read_bytes())
-    apply_fn = made["apply_fn"]  # the one make_network gives: jitted searches are shared
+    apply_fn = made["apply_fn"]  # held by the agent built on it
     variables = jax.device_put(variables, jax.local_devices()[0])
     return runs.RestoredNetwork(config, game, apply_fn, variables, described["iteration"])
 

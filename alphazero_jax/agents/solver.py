@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from alphazero_jax.agents import registry
 from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
 
 
@@ -90,3 +91,25 @@ def solver_agent(game: Game, *, exact: bool = False) -> Agent:
         )
 
     return Agent("solver:exact" if exact else "solver", act_fn)
+
+
+def _parse(game: Game, spec: str, argument: str) -> Agent:
+    if argument not in ("", "exact"):
+        raise ValueError(f"Agent spec {spec!r}: expected solver or solver:exact.")
+    return solver_agent(game, exact=argument == "exact")
+
+
+KINDS = (
+    registry.AgentKind(
+        "solver",
+        "solver[:exact]",
+        "Perfect play (solver)",
+        "perfect play from the exact solver, random among the moves of best outcome (`solver`) "
+        "or of best Pons score, the fastest win (`solver:exact`); no opening book: up to about "
+        "a minute per move from the 4th ply on, well under a second from about the 10th, and "
+        "many minutes in the first two or three plies",
+        _parse,
+        games=("connect_four",),
+        example="solver",
+    ),
+)

@@ -1,57 +1,24 @@
-"""The ``tdmcts`` agent spec, and the run directory a trained TD-MCTS table lives in.
+"""The TD-MCTS agent and its spec, ``tdmcts:<simulations>[:<setting>=<value>]...[:<run>]``.
 
-Spec: ``tdmcts:<simulations>[:<setting>=<value>]...[:<run>]``, e.g. ``tdmcts:100``,
-``tdmcts:100:c=0.25:floor=0.0005`` or ``tdmcts:100:runs/ttt_tdmcts``. Settings: ``c``
-(UCT's exploration, default 1), ``gamma`` (default 0.99) and ``floor`` (the learning-rate
-floor, default 0). Without a run the table is empty (an untrained TD-MCTS, a rollout UCT
-with TD backups); with one, the newest table of that run (written by
-``training.tdmcts``), and its settings unless the spec names them. Either way the agent is
-in tournament mode: it reads the table and never writes it.
-
-A TD-MCTS run is a directory with ``config.json`` (``algorithm: tdmcts``, the game and the
-settings) and ``checkpoints/<episodes>/``: ``state`` = ``{"table": ValueTable, "episodes":
-int32[]}`` and ``metadata`` = ``{"history": [one record per tournament]}``.
+E.g. ``tdmcts:100``, ``tdmcts:100:c=0.25:floor=0.0005`` or ``tdmcts:100:runs/ttt_tdmcts``.
+Settings: ``c`` (UCT's exploration, default 1), ``gamma`` (default 0.99) and ``floor`` (the
+learning-rate floor, default 0). Without a run the table is empty (an untrained TD-MCTS, a
+rollout UCT with TD backups); with one, the newest table of that run
+(``runs.restore_tdmcts_table``), and its settings unless the spec names them. Either way
+the agent is in tournament mode: it reads the table and never writes it.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
-
-import jax.numpy as jnp
 
 from alphazero_jax import runs
-from alphazero_jax.agents import td_table, tdmcts
+from alphazero_jax.agents import registry, td_table, tdmcts
 from alphazero_jax.agents._spec_text import MAX_DIGITS, finite_number, is_count
 from alphazero_jax.types import Agent, Game
 
-ALGORITHM = "tdmcts"
-SPEC = "tdmcts:<simulations>[:c=<x>][:gamma=<x>][:floor=<x>][:<run>]"
+GRAMMAR = "tdmcts:<simulations>[:c=<x>][:gamma=<x>][:floor=<x>][:<run>]"
 SETTINGS = {"c": "exploration", "gamma": "gamma", "floor": "learning_rate_floor"}
-
-
-def state_template(capacity: int) -> dict[str, Any]:
-    """The checkpointed training state of a run whose table has ``capacity`` slots."""
-    return {"table": td_table.empty_table(capacity=capacity), "episodes": jnp.int32(0)}
-
-
-def read_run(workdir: str) -> dict[str, Any]:
-    """A TD-MCTS run's config (a dict); raises ValueError for another kind of run."""
-    config = runs.read_config(workdir).to_dict()
-    if config.get("algorithm") != ALGORITHM:
-        raise ValueError(
-            f"{workdir} is not a TD-MCTS run: expected algorithm {ALGORITHM!r} in its "
-            f"{runs.CONFIG_FILE}, got {config.get('algorithm')!r}."
-        )
-    return config
-
-
-def restore_table(workdir: str) -> td_table.ValueTable:
-    """The newest table of the TD-MCTS run ``workdir``."""
-    config = read_run(workdir)
-    manager = runs.checkpoint_manager(workdir)
-    state, _ = runs.restore(manager, state_template(int(config["capacity"])))
-    return state["table"]
 
 
 def tdmcts_agent(
@@ -87,7 +54,7 @@ def tdmcts_agent(
 
 
 def _fail(spec: str, what: str) -> ValueError:
-    return ValueError(f"Agent spec {spec!r}: {what}. Expected {SPEC}.")
+    return ValueError(f"Agent spec {spec!r}: {what}. Expected {GRAMMAR}.")
 
 
 def parse_tdmcts(game: Game, spec: str, argument: str) -> Agent:
@@ -120,14 +87,15 @@ def parse_tdmcts(game: Game, spec: str, argument: str) -> Agent:
         if not os.path.isdir(workdir):
             raise _fail(spec, f"no run directory {workdir!r}")
         try:
-            config = read_run(workdir)
+            config = runs.read_tdmcts_config(workdir)
         except FileNotFoundError as error:
             raise _fail(spec, f"no TD-MCTS run in {workdir!r}: {str(error).rstrip('.')}") from error
         if config["game"] != game.name:
             raise _fail(spec, f"the run {workdir!r} played {config['game']}, not {game.name}")
         for name in SETTINGS.values():
             settings.setdefault(name, float(config[name]))
-        table = restore_table(workdir)
+        empty = td_table.empty_table(capacity=int(config["capacity"]))
+        table = runs.restore_tdmcts_table(workdir, empty)
     try:
         return tdmcts_agent(
             game, num_simulations=int(count), table=table, name=spec.strip(), **settings
@@ -135,3 +103,16 @@ def parse_tdmcts(game: Game, spec: str, argument: str) -> Agent:
     except ValueError as error:  # a setting out of range
         names = ", ".join(f"{short} is {name}" for short, name in SETTINGS.items())
         raise _fail(spec, f"{str(error).rstrip('.')} ({names})") from error
+
+
+KINDS = (
+    registry.AgentKind(
+        "tdmcts",
+        GRAMMAR,
+        "TD-MCTS",
+        "TD-MCTS: UCT on values learned by TD backups and kept in a hash table; "
+        "reads the table of a `train_tdmcts` run, or starts from an empty one",
+        parse_tdmcts,
+        example="tdmcts:8:c=0.5",
+    ),
+)

@@ -1,44 +1,34 @@
-"""TD-MCTS (seed 004, after Vodopivec & Šter 2014): UCT whose node values are learned by
-temporal-difference backups and kept across moves and games in a hash table.
+"""TD-MCTS: UCT whose node values are learned by temporal-difference backups and kept
+across moves and games in a value table (``td_table``); the caller jits.
 
 One search, per game (written for one state, vmapped over the batch):
 
-- The search tree of the move holds the positions it touches, each with ``V`` (from the
-  view of its player to move, in [-1, 1]) and its visits, both read from the value table
-  (``td_table``) when the position enters the tree, (0, 0) for a position the table lacks.
+- The tree holds the positions the search touches, each with ``V`` (from the view of its
+  player to move, in [-1, 1]) and its visits, read from the table when it enters the
+  tree, (0, 0) for a position the table lacks.
 - Selection descends from the root by UCT, ``argmax -V(child) + c sqrt(ln N / n)`` over
   the legal moves, an unvisited child first (ties at random). A child's statistics come
-  from the tree, else from the table, so the descent runs through every position the
-  table knows and stops at the first one it does not (or at the end of the game): that
-  position is added and valued by one uniformly random playout.
-- The TD backup (``td_backup``): the leaf's target is the playout's outcome for its
-  player to move discounted by ``gamma ** steps``; each node up the path moves towards
-  ``-(r + gamma V(child))`` with the child's fresh value, ``r = 0`` in our games (the
-  outcome arrives as the value of a finished game, exact after its first visit). The step
-  size is ``alpha = max(1 / visits, floor)`` with visits counted after this visit, i.e.
-  the seed's ``max(1 / (visits + 1), a)`` at the leaf and ``max(1 / visits, a)`` up a
-  path whose visits were counted on the way down: without a floor V is a running mean.
-- The move played is the tree policy with exploration 0: the legal root child with the
-  best ``-V`` (an unvisited child counts as 0), ties at random.
+  from the tree, else from the table, so the descent stops at the first position the
+  table does not know (or at the end of the game), which is added and valued by one
+  uniformly random playout.
+- The backup (``td_backup``): the leaf moves towards the playout's outcome for its mover
+  times ``gamma ** steps``, each node up the path towards ``-gamma V(child)`` with the
+  child's fresh value, by ``alpha = max(1 / visits, floor)`` (visits counted after this
+  one; without a floor V is a running mean).
+- The move played: the legal root child of best ``-V`` (an unvisited child counts as 0).
 
-Tournament mode (``act_fn``) only reads the table: the search's updates live in its tree
-and vanish with it. Training mode (``search_and_learn``) also writes each tree's updated
-values and the visits it added back into the table (``td_table.merge``, once per move for
-the whole batch). Within a search every simulation sees the updates of the ones before
-(in the tree), as in the seed, whose one game updated its tree data after every
-simulation; the games of a batch see each other's only from the next move on, as the
-table stood at its start. A position reached twice within one search (a transposition) has
-two tree nodes that merge only in the table.
-
-Gamma: the seed never gives it. We use 0.99: below 1 so that a win sooner is worth more
-than a win later (and a loss later less bad), which breaks the ties between a quick and a
-slow win that a value of exactly +1 leaves; close enough to 1 that 42 plies of Connect Four
-still leave 0.99 ** 42 = 0.66 between a win and a draw at the opening.
+Tournament mode (``act_fn``) only reads the table. Training mode (``search_and_learn``)
+also merges each tree's values and added visits into the table (``td_table.merge``, once a
+move for the whole batch): the games of a batch see each other's updates from the next
+move on. A position reached twice within one search has two tree nodes that merge only in
+the table. BUILD.md, "TD-MCTS", has the derivations and measurements.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -46,10 +36,10 @@ from flax import struct
 
 from alphazero_jax.agents import td_table
 from alphazero_jax.agents.rollout_mcts import make_final_playout
-from alphazero_jax.types import Array, Game, State
+from alphazero_jax.types import Array, Game, PRNGKey, State
 
-DEFAULT_EXPLORATION = 1.0  # the seed's best against minimax (0.25 was best against MCTS)
-DEFAULT_GAMMA = 0.99
+DEFAULT_EXPLORATION = 1.0
+DEFAULT_GAMMA = 0.99  # below 1: a quicker win is worth more (BUILD.md)
 DEFAULT_FLOOR = 0.0  # no floor: V is the running mean of its targets
 MAX_NODES_PER_SIMULATION = 8  # the tree holds 1 + 8 n positions; a fuller one stops early
 _UNVISITED = 1e6  # above any UCT score of a visited child
@@ -132,6 +122,18 @@ def _check(num_simulations, exploration, gamma, floor) -> None:
         raise ValueError(f"learning_rate_floor must be a number in [0, 1], got {floor!r}.")
 
 
+class Settings(NamedTuple):
+    """The static settings of one TD-MCTS (Python values, never traced)."""
+
+    game: Game
+    final_playout: Callable  # rollout_mcts.make_final_playout(game)
+    num_simulations: int
+    exploration: float
+    gamma: float
+    floor: float
+    size: int  # positions a tree holds
+
+
 class TDSearch(struct.PyTreeNode):
     """The pure functions of one TD-MCTS configuration (built by ``make_tdmcts``).
 
@@ -163,7 +165,7 @@ def make_tdmcts(
       game: the game.
       num_simulations: simulations per move (a static int >= 1).
       exploration: UCT's ``c`` (>= 0) on values in [-1, 1], as ``mcts:n``'s.
-      gamma: the discount per move, in [0, 1] (see the module docstring for 0.99).
+      gamma: the discount per move, in [0, 1].
       learning_rate_floor: ``a`` in ``alpha = max(1 / visits, a)``, in [0, 1].
 
     Returns:
@@ -173,133 +175,160 @@ def make_tdmcts(
       ValueError: for a setting out of range.
     """
     _check(num_simulations, exploration, gamma, learning_rate_floor)
-    num_actions, depth = game.num_actions, game.max_num_moves + 1
-    size = 1 + num_simulations * min(game.max_num_moves, MAX_NODES_PER_SIMULATION)
-    actions = jnp.arange(num_actions, dtype=jnp.int32)
-    final_playout = make_final_playout(game)
-    gamma, floor = float(gamma), float(learning_rate_floor)
+    settings = Settings(
+        game=game,
+        final_playout=make_final_playout(game),
+        num_simulations=num_simulations,
+        exploration=float(exploration),
+        gamma=float(gamma),
+        floor=float(learning_rate_floor),
+        size=1 + num_simulations * min(game.max_num_moves, MAX_NODES_PER_SIMULATION),
+    )
+    return TDSearch(
+        functools.partial(search, settings),
+        functools.partial(best_action, settings),
+        functools.partial(act, settings),
+        functools.partial(search_and_learn, settings),
+    )
 
-    def root_tree(table, state) -> Tree:
-        key = td_table.position_key(state)
-        value, visits = td_table.lookup(table, key)
-        return Tree(
-            states=jax.tree.map(lambda x: jnp.broadcast_to(x, (size, *x.shape)), state),
-            keys=jnp.zeros((size, 2), jnp.uint32).at[0].set(key),
-            value=jnp.zeros((size,), jnp.float32).at[0].set(value),
-            visits=jnp.zeros((size,), jnp.int32).at[0].set(visits),
-            base_visits=jnp.zeros((size,), jnp.int32).at[0].set(visits),
-            children=jnp.full((size, num_actions), -1, jnp.int32),
-            num_nodes=jnp.int32(1),
-        )
 
-    def children(table, tree, node):
-        """Each child's (state, key, V, visits): from the tree, else from the table."""
-        state = jax.tree.map(lambda x: x[node], tree.states)
-        states = jax.vmap(game.step, in_axes=(None, 0))(state, actions)
-        keys = jax.vmap(td_table.position_key)(states)
-        value, visits = jax.vmap(td_table.lookup, in_axes=(None, 0))(table, keys)
-        index = tree.children[node]
-        inside, safe = index >= 0, jnp.maximum(index, 0)
-        value = jnp.where(inside, tree.value[safe], value)
-        visits = jnp.where(inside, tree.visits[safe], visits)
-        return state, states, keys, value, visits
+def _root_tree(s: Settings, table: td_table.ValueTable, state: State) -> Tree:
+    key = td_table.position_key(state)
+    value, visits = td_table.lookup(table, key)
+    size, num_actions = s.size, s.game.num_actions
+    return Tree(
+        states=jax.tree.map(lambda x: jnp.broadcast_to(x, (size, *x.shape)), state),
+        keys=jnp.zeros((size, 2), jnp.uint32).at[0].set(key),
+        value=jnp.zeros((size,), jnp.float32).at[0].set(value),
+        visits=jnp.zeros((size,), jnp.int32).at[0].set(visits),
+        base_visits=jnp.zeros((size,), jnp.int32).at[0].set(visits),
+        children=jnp.full((size, num_actions), -1, jnp.int32),
+        num_nodes=jnp.int32(1),
+    )
 
-    def choose(key, state, value, visits, parent_visits, c):
-        """UCT (``c > 0``) or the final move (``c = 0``: unvisited children count as 0)."""
-        legal = game.legal_action_mask(state)
-        bonus = jnp.sqrt(jnp.log(jnp.maximum(parent_visits, 1)) / jnp.maximum(visits, 1))
-        unvisited = jnp.where(c > 0, _UNVISITED, 0.0)
-        score = jnp.where(visits > 0, -value + c * bonus, unvisited)
-        score = score + 1e-6 * jax.random.uniform(key, score.shape)
-        return jnp.argmax(jnp.where(legal, score, -jnp.inf)).astype(jnp.int32)
 
-    def descend(table, tree, key):
-        """Adds the positions the selection reaches; returns the tree and its path."""
-        path = jnp.full((depth,), size, jnp.int32).at[0].set(0)
-        root_over = tree.states.terminal[0]
+def _children(s: Settings, table: td_table.ValueTable, tree: Tree, node: Array):
+    """Each child's (state, key, V, visits) of ``node``: from the tree, else the table."""
+    actions = jnp.arange(s.game.num_actions, dtype=jnp.int32)
+    state = jax.tree.map(lambda x: x[node], tree.states)
+    states = jax.vmap(s.game.step, in_axes=(None, 0))(state, actions)
+    keys = jax.vmap(td_table.position_key)(states)
+    value, visits = jax.vmap(td_table.lookup, in_axes=(None, 0))(table, keys)
+    index = tree.children[node]
+    inside, safe = index >= 0, jnp.maximum(index, 0)
+    value = jnp.where(inside, tree.value[safe], value)
+    visits = jnp.where(inside, tree.visits[safe], visits)
+    return state, states, keys, value, visits
 
-        def going(carry):
-            return ~carry[3]
 
-        def body(carry):
-            tree, path, length, _, key = carry
-            key, choice_key = jax.random.split(key)
-            node = path[length - 1]
-            state, states, keys, value, visits = children(table, tree, node)
-            action = choose(choice_key, state, value, visits, tree.visits[node], exploration)
-            existing = tree.children[node, action]
-            full = tree.num_nodes >= size
-            add = (existing < 0) & ~full
-            new = jnp.where(add, tree.num_nodes, size)  # ``size`` is dropped by the writes
-            child = jnp.where(existing >= 0, existing, new)
-            base = jnp.where(existing >= 0, 0, visits[action])
-            at = lambda x, y: x.at[new].set(y, mode="drop")  # noqa: E731
-            tree = tree.replace(
-                states=jax.tree.map(lambda x, y: at(x, y[action]), tree.states, states),
-                keys=at(tree.keys, keys[action]),
-                value=at(tree.value, value[action]),
-                visits=at(tree.visits, base),
-                base_visits=at(tree.base_visits, base),
-                children=tree.children.at[node, action].set(jnp.where(add, new, existing)),
-                num_nodes=tree.num_nodes + add.astype(jnp.int32),
-            )
-            moved = child < size
-            path = path.at[length].set(jnp.where(moved, child, size), mode="drop")
-            length = length + moved.astype(jnp.int32)
-            over = jax.tree.map(lambda x: x[action], states).terminal
-            done = ~moved | (add & (base == 0)) | over | (length >= depth)
-            return tree, path, length, done, key
+def _choose(game: Game, key: PRNGKey, state, value, visits, parent_visits, c) -> Array:
+    """UCT (``c > 0``) or the final move (``c = 0``: unvisited children count as 0)."""
+    legal = game.legal_action_mask(state)
+    bonus = jnp.sqrt(jnp.log(jnp.maximum(parent_visits, 1)) / jnp.maximum(visits, 1))
+    unvisited = jnp.where(c > 0, _UNVISITED, 0.0)
+    score = jnp.where(visits > 0, -value + c * bonus, unvisited)
+    score = score + 1e-6 * jax.random.uniform(key, score.shape)
+    return jnp.argmax(jnp.where(legal, score, -jnp.inf)).astype(jnp.int32)
 
-        init = (tree, path, jnp.int32(1), root_over, key)
-        tree, path, length, _, _ = jax.lax.while_loop(going, body, init)
-        return tree, path, length
 
-    def simulate(table, tree, key):
-        descend_key, playout_key = jax.random.split(key)
-        tree, path, length = descend(table, tree, descend_key)
-        leaf = jax.tree.map(lambda x: x[path[length - 1]], tree.states)
-        final = final_playout(playout_key, jax.tree.map(lambda x: x[None], leaf))
-        outcome = final.rewards[0, leaf.current_player]
-        steps = (final.num_moves[0] - leaf.num_moves).astype(jnp.float32)
-        value, visits = td_backup(
-            tree.value[path],
-            tree.visits[path],
-            length=length,
-            leaf_return=outcome * gamma**steps,
-            gamma=gamma,
-            floor=floor,
-        )
-        return tree.replace(
-            value=tree.value.at[path].set(value, mode="drop"),
-            visits=tree.visits.at[path].set(visits, mode="drop"),
-        )
+def _descend_step(s: Settings, table: td_table.ValueTable, carry):
+    """One step of the selection: the chosen child is added to the tree if new."""
+    tree, path, length, _, key = carry
+    size, depth = s.size, s.game.max_num_moves + 1
+    key, choice_key = jax.random.split(key)
+    node = path[length - 1]
+    state, states, keys, value, visits = _children(s, table, tree, node)
+    action = _choose(s.game, choice_key, state, value, visits, tree.visits[node], s.exploration)
+    existing = tree.children[node, action]
+    add = (existing < 0) & (tree.num_nodes < size)
+    new = jnp.where(add, tree.num_nodes, size)  # ``size`` is dropped by the writes
+    child = jnp.where(existing >= 0, existing, new)
+    base = jnp.where(existing >= 0, 0, visits[action])
+    at = lambda x, y: x.at[new].set(y, mode="drop")  # noqa: E731
+    tree = tree.replace(
+        states=jax.tree.map(lambda x, y: at(x, y[action]), tree.states, states),
+        keys=at(tree.keys, keys[action]),
+        value=at(tree.value, value[action]),
+        visits=at(tree.visits, base),
+        base_visits=at(tree.base_visits, base),
+        children=tree.children.at[node, action].set(jnp.where(add, new, existing)),
+        num_nodes=tree.num_nodes + add.astype(jnp.int32),
+    )
+    moved = child < size
+    path = path.at[length].set(jnp.where(moved, child, size), mode="drop")
+    length = length + moved.astype(jnp.int32)
+    over = jax.tree.map(lambda x: x[action], states).terminal
+    done = ~moved | (add & (base == 0)) | over | (length >= depth)
+    return tree, path, length, done, key
 
-    def search(table, key, state) -> Tree:
-        tree = root_tree(table, state)
-        keys = jax.random.split(key, num_simulations)
-        return jax.lax.fori_loop(0, num_simulations, lambda i, t: simulate(table, t, keys[i]), tree)
 
-    def best_action(table, key, tree) -> Array:
-        state, _, _, value, visits = children(table, tree, 0)
-        return choose(key, state, value, visits, tree.visits[0], 0.0)
+def _descend(s: Settings, table: td_table.ValueTable, tree: Tree, key: PRNGKey):
+    """Adds the positions the selection reaches; returns the tree and its path."""
+    path = jnp.full((s.game.max_num_moves + 1,), s.size, jnp.int32).at[0].set(0)
+    init = (tree, path, jnp.int32(1), tree.states.terminal[0], key)
+    step = functools.partial(_descend_step, s, table)
+    tree, path, length, _, _ = jax.lax.while_loop(lambda carry: ~carry[3], step, init)
+    return tree, path, length
 
-    def run(table, key, states):
-        keys = jax.random.split(key, (2, states.terminal.shape[0]))
-        trees = jax.vmap(search, in_axes=(None, 0, 0))(table, keys[0], states)
-        moves = jax.vmap(best_action, in_axes=(None, 0, 0))(table, keys[1], trees)
-        return trees, moves
 
-    def act_fn(table, key, states) -> Array:
-        return run(table, key, states)[1]
+def _simulate(s: Settings, table: td_table.ValueTable, tree: Tree, key: PRNGKey) -> Tree:
+    descend_key, playout_key = jax.random.split(key)
+    tree, path, length = _descend(s, table, tree, descend_key)
+    leaf = jax.tree.map(lambda x: x[path[length - 1]], tree.states)
+    final = s.final_playout(playout_key, jax.tree.map(lambda x: x[None], leaf))
+    outcome = final.rewards[0, leaf.current_player]
+    steps = (final.num_moves[0] - leaf.num_moves).astype(jnp.float32)
+    value, visits = td_backup(
+        tree.value[path],
+        tree.visits[path],
+        length=length,
+        leaf_return=outcome * s.gamma**steps,
+        gamma=s.gamma,
+        floor=s.floor,
+    )
+    return tree.replace(
+        value=tree.value.at[path].set(value, mode="drop"),
+        visits=tree.visits.at[path].set(visits, mode="drop"),
+    )
 
-    def search_and_learn(table, key, states, learn):
-        trees, moves = run(table, key, states)
-        learn = learn & ~states.terminal
-        used = jnp.arange(size)[None, :] < trees.num_nodes[:, None]
-        added = jnp.where(learn[:, None] & used, trees.visits - trees.base_visits, 0)
-        table = td_table.merge(
-            table, trees.keys.reshape(-1, 2), trees.value.reshape(-1), added.reshape(-1)
-        )
-        return table, moves
 
-    return TDSearch(search, best_action, act_fn, search_and_learn)
+def search(s: Settings, table: td_table.ValueTable, key: PRNGKey, state: State) -> Tree:
+    """``s.num_simulations`` simulations from one (unbatched) ``state``."""
+    tree = _root_tree(s, table, state)
+    keys = jax.random.split(key, s.num_simulations)
+    simulate = lambda i, tree: _simulate(s, table, tree, keys[i])  # noqa: E731
+    return jax.lax.fori_loop(0, s.num_simulations, simulate, tree)
+
+
+def best_action(s: Settings, table: td_table.ValueTable, key: PRNGKey, tree: Tree) -> Array:
+    """int32[]: the legal root child of best ``-V``."""
+    state, _, _, value, visits = _children(s, table, tree, 0)
+    return _choose(s.game, key, state, value, visits, tree.visits[0], 0.0)
+
+
+def _search_batch(s: Settings, table: td_table.ValueTable, key: PRNGKey, states: State):
+    keys = jax.random.split(key, (2, states.terminal.shape[0]))
+    one_search, one_move = functools.partial(search, s), functools.partial(best_action, s)
+    trees = jax.vmap(one_search, in_axes=(None, 0, 0))(table, keys[0], states)
+    moves = jax.vmap(one_move, in_axes=(None, 0, 0))(table, keys[1], trees)
+    return trees, moves
+
+
+def act(s: Settings, table: td_table.ValueTable, key: PRNGKey, states: State) -> Array:
+    """int32[B]: tournament mode's moves; the table is only read."""
+    return _search_batch(s, table, key, states)[1]
+
+
+def search_and_learn(
+    s: Settings, table: td_table.ValueTable, key: PRNGKey, states: State, learn: Array
+) -> tuple[td_table.ValueTable, Array]:
+    """``(table, int32[B])``: the moves, and the table with the trees of the ``learn``
+    games (bool[B], finished ones left out) merged into it."""
+    trees, moves = _search_batch(s, table, key, states)
+    learn = learn & ~states.terminal
+    used = jnp.arange(s.size)[None, :] < trees.num_nodes[:, None]
+    added = jnp.where(learn[:, None] & used, trees.visits - trees.base_visits, 0)
+    table = td_table.merge(
+        table, trees.keys.reshape(-1, 2), trees.value.reshape(-1), added.reshape(-1)
+    )
+    return table, moves

@@ -1,5 +1,6 @@
 """Training TD-MCTS: many games at once against an opponent or itself, a tournament every
-``tournament_every`` episodes, the table checkpointed with orbax after each.
+``tournament_every`` episodes, the table checkpointed after each (the run format is
+``runs``' TD-MCTS run).
 
 The loop over tournaments (``train``) is the only loop over training time. A round plays
 ``batch_size`` games at once, all in JAX (``make_round``): TD-MCTS moves first in the first
@@ -15,7 +16,6 @@ history kept in the checkpoint, so records of an interrupted stretch disappear.
 
 from __future__ import annotations
 
-import functools
 import os
 import time
 from typing import Any
@@ -25,9 +25,10 @@ import jax.numpy as jnp
 import ml_collections
 
 from alphazero_jax import agents, games, runs
-from alphazero_jax.agents import td_table, tdmcts, tdmcts_spec
+from alphazero_jax.agents import td_agent, td_table, tdmcts
 from alphazero_jax.evaluation import arena, plots
 from alphazero_jax.training import run_logging
+from alphazero_jax.training.config_schema import ConfigError
 from alphazero_jax.types import Agent, Game
 
 PLOT_FILE = "tdmcts.png"
@@ -37,11 +38,10 @@ _RESUMABLE = ("episodes",)
 
 
 def default_config() -> ml_collections.ConfigDict:
-    """The run's settings (seed 004's at Tic-Tac-Toe: 5000 episodes, 100-game tournaments
-    every 200)."""
+    """The run's settings: Tic-Tac-Toe, 5000 episodes, 100-game tournaments every 200."""
     return ml_collections.ConfigDict(
         {
-            "algorithm": tdmcts_spec.ALGORITHM,
+            "algorithm": runs.TDMCTS_ALGORITHM,
             "game": "tic_tac_toe",
             "num_simulations": 100,
             "exploration": tdmcts.DEFAULT_EXPLORATION,
@@ -61,10 +61,10 @@ def default_config() -> ml_collections.ConfigDict:
 
 def _check(config: ml_collections.ConfigDict) -> None:
     def fail(what: str):
-        raise ValueError(f"TD-MCTS config: {what}")
+        raise ConfigError(f"TD-MCTS config: {what}")
 
-    if config.algorithm != tdmcts_spec.ALGORITHM:
-        fail(f"expected algorithm {tdmcts_spec.ALGORITHM!r}, got {config.algorithm!r}.")
+    if config.algorithm != runs.TDMCTS_ALGORITHM:
+        fail(f"expected algorithm {runs.TDMCTS_ALGORITHM!r}, got {config.algorithm!r}.")
     for name in ("episodes", "tournament_every", "tournament_games", "batch_size"):
         if not isinstance(config[name], int) or config[name] < 1:
             fail(f"{name} must be an int >= 1, got {config[name]!r}.")
@@ -114,44 +114,47 @@ def make_round(game: Game, search: tdmcts.TDSearch, opponent: Agent | None, batc
     return jax.jit(round_fn)
 
 
-def _start(config, workdir: str) -> tuple[Any, dict[str, Any], list[dict]]:
-    """Writes or checks ``config.json``; returns the checkpoint manager, the newest
-    checkpoint (or a fresh state) and the history of records."""
-    path = os.path.join(workdir, runs.CONFIG_FILE)
-    if os.path.exists(path):
-        saved = runs.read_config(workdir).to_dict()
-        changed = [
-            key
-            for key in set(saved) | set(config.to_dict())
-            if key not in _RESUMABLE and saved.get(key) != config.to_dict().get(key)
-        ]
-        if changed:
-            raise ValueError(
-                f"{workdir} holds a run with other settings ({', '.join(sorted(changed))}: "
-                f"expected {[saved.get(k) for k in sorted(changed)]}, got "
-                f"{[config.to_dict().get(k) for k in sorted(changed)]}); use another workdir."
+def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
+    """Refuses a workdir whose run has other settings: all but ``_RESUMABLE`` must agree
+    for the run to go on exactly."""
+    if not os.path.exists(os.path.join(workdir, runs.CONFIG_FILE)):
+        return
+    previous, now = runs.read_config(workdir).to_dict(), config.to_dict()
+    for name in sorted(set(previous) | set(now)):
+        if name not in _RESUMABLE and previous.get(name) != now.get(name):
+            raise ConfigError(
+                f"{workdir} holds a run with other settings: {name} {previous.get(name)!r}, "
+                f"but this config asks for {name} {now.get(name)!r}. Resume it with its own "
+                "settings, or choose another workdir."
             )
+
+
+def _start(config, workdir: str) -> tuple[Any, dict[str, Any], list[dict]]:
+    """Writes ``config.json``; returns the checkpoint manager, the newest checkpoint (or a
+    fresh state) and the history of records."""
     os.makedirs(workdir, exist_ok=True)
     runs.write_config(workdir, config)
     manager = runs.checkpoint_manager(workdir, max_to_keep=2)
-    template = tdmcts_spec.state_template(config.capacity)
+    template = runs.tdmcts_state(td_table.empty_table(capacity=config.capacity), 0)
     if manager.latest_step() is None:
+        print(f"Starting a new run in {workdir}.", flush=True)
         return manager, template, []
     state, metadata = runs.restore(manager, template, set_aside=True)
+    episodes = int(state["episodes"])
+    print(f"Resuming from the checkpoint of episode {episodes} in {workdir}.", flush=True)
     return manager, state, list(metadata["history"])
 
 
-@functools.cache
-def _components(game_name, opponent, judge, num_simulations, exploration, gamma, floor, batch):
-    """The game, the jitted round, the tournament player and its opponent; cached, so that
-    runs in one process with the same settings compile once."""
-    game = games.make(game_name)
-    settings = {"exploration": exploration, "gamma": gamma, "learning_rate_floor": floor}
-    search = tdmcts.make_tdmcts(game, num_simulations=num_simulations, **settings)
-    trainer = None if opponent == SELF else agents.from_spec(game, opponent)
-    player = tdmcts_spec.tdmcts_agent(game, num_simulations=num_simulations, **settings)
-    judge_agent = agents.from_spec(game, judge)
-    return game, make_round(game, search, trainer, batch), player, judge_agent
+def _build(config: ml_collections.ConfigDict, judge: str) -> tuple[Game, Any, Agent, Agent]:
+    """The game, the jitted round, the tournament player and its opponent; the caller holds
+    them (a run compiles each once)."""
+    game = games.make(config.game)
+    settings = {name: config[name] for name in ("exploration", "gamma", "learning_rate_floor")}
+    search = tdmcts.make_tdmcts(game, num_simulations=config.num_simulations, **settings)
+    trainer = None if config.opponent == SELF else agents.from_spec(game, config.opponent)
+    player = td_agent.tdmcts_agent(game, num_simulations=config.num_simulations, **settings)
+    round_fn = make_round(game, search, trainer, config.batch_size)
+    return game, round_fn, player, agents.from_spec(game, judge)
 
 
 def _record(result: arena.MatchResult, table: td_table.ValueTable, episodes: int) -> dict:
@@ -181,15 +184,13 @@ def train(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
       The final state, ``{"table": ValueTable, "episodes": int32[]}``.
 
     Raises:
-      ValueError: for bad settings, or a workdir holding a run with other settings.
+      ConfigError: for bad settings, or a workdir holding a run with other settings.
     """
     _check(config)
-    names = ("num_simulations", "exploration", "gamma", "learning_rate_floor", "batch_size")
+    _check_workdir(workdir, config)
     judge = config.tournament_opponent or ("mcts:100" if config.opponent == SELF else "")
     judge = judge or config.opponent
-    game, round_fn, player, judge_agent = _components(
-        config.game, config.opponent, judge, *(config[name] for name in names)
-    )
+    game, round_fn, player, judge_agent = _build(config, judge)
     title = (
         f"TD-MCTS on {config.game}, {config.num_simulations} simulations, "
         f"c={config.exploration:g}, floor={config.learning_rate_floor:g}, vs {judge}"
@@ -198,6 +199,7 @@ def train(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
     log = run_logging.MetricsLog(workdir, history, step_key="episodes", prefix="tdmcts/")
     episodes, table = int(state["episodes"]), state["table"]
     round_key, tournament_key = jax.random.split(jax.random.key(config.seed))
+    match = arena.make_match(game, player.act_fn, judge_agent.act_fn)  # compiled once
     while not history or episodes < config.episodes:
         started = time.monotonic()
         if history:  # the first tournament judges the empty table
@@ -211,10 +213,11 @@ def train(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
             judge_agent,
             num_games=config.tournament_games,
             key=jax.random.fold_in(tournament_key, episodes),
+            match=match,
         )
         record = _record(result, table, episodes) | {"seconds": time.monotonic() - started}
         history.append(record)
-        state = {"table": table, "episodes": jnp.int32(episodes)}
+        state = runs.tdmcts_state(table, episodes)
         runs.save(manager, episodes, state, {"history": history})
         log.append(record)
         plots.plot_tdmcts_history(history, os.path.join(workdir, PLOT_FILE), title=title)

@@ -1,0 +1,99 @@
+"""``agents.KINDS`` is the one source of the agent kinds: the README's table, the flag help,
+``from_spec`` and the play page's catalogue all agree with it."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+from fastapi.testclient import TestClient
+
+from alphazero_jax import agents, games
+from alphazero_jax.agents import pretrained
+from alphazero_jax.play import web
+
+ROOT = pathlib.Path(__file__).parent.parent
+README = ROOT / "README.md"
+
+
+def test_kinds__are_unique_and_their_grammar_starts_with_the_kind():
+    names = [kind.kind for kind in agents.KINDS]
+    assert len(names) == len(set(names))
+    for kind in agents.KINDS:
+        assert kind.grammar == kind.kind or kind.grammar.startswith(
+            (kind.kind + ":", kind.kind + "[")
+        )
+    assert agents.SPECS == tuple(kind.grammar for kind in agents.KINDS)
+
+
+def test_readme__holds_the_generated_spec_table():
+    assert agents.spec_table() in README.read_text()
+
+
+def test_spec_help__names_every_grammar():
+    help_text = agents.spec_help()
+    assert all(kind.grammar in help_text for kind in agents.KINDS)
+
+
+@pytest.mark.parametrize("kind", agents.KINDS, ids=lambda kind: kind.kind)
+def test_from_spec__builds_every_kinds_example(kind):
+    if kind.example is None:
+        pytest.skip(f"every {kind.kind} spec names a file")
+    name = kind.games[0] if kind.games else "tic_tac_toe"
+    game = games.make(name)
+    assert agents.find_kind(kind.example)[0] is kind
+    assert agents.from_spec(game, kind.example).name.startswith(kind.kind)
+
+
+def test_find_kind__takes_the_longest_kind():
+    assert agents.find_kind("greedy:path")[0].kind == "greedy:path"
+    assert agents.find_kind(" az:pretrained:8 ")[0].kind == "az:pretrained"
+    assert agents.find_kind("az:runs/x:8") == (agents.find_kind("az")[0], "runs/x:8")
+    assert agents.find_kind("greedyy") is None
+
+
+def test_web_catalogue__lists_the_interactive_kinds_of_each_game():
+    with TestClient(web.create_app(web.ServerConfig())) as client:
+        listed = client.get("/api/games").json()["games"]
+    strongest_first = [kind for kind in reversed(agents.KINDS) if kind.interactive]
+    for described in listed:
+        name = described["name"]
+        expected = [kind for kind in strongest_first if kind.plays(name)]
+        assert [a["spec"] for a in described["agents"]] == [k.kind for k in expected]
+        for agent, kind in zip(described["agents"], expected, strict=True):
+            assert agent["label"] == kind.label
+            if kind.strength is None:
+                assert agent["strength"] is None
+            else:
+                assert agent["strength"]["default"] == kind.strength.default_for(name)
+
+
+def test_web_catalogue__the_shipped_networks_default_is_their_agent_json():
+    shipped = next(k for k in agents.KINDS if k.kind == "az:pretrained")
+    for name in games.available():
+        if pretrained.shipped(name):
+            recorded = pretrained.recorded_simulations(name)
+            assert shipped.strength.default_for(name) == recorded
+            assert web.served_spec(web.ServerConfig(), "az:pretrained", None, game=name) == (
+                f"az:pretrained:{recorded}"
+            )
+
+
+@pytest.mark.parametrize(
+    "module, flag",
+    [
+        ("experiments.evaluate", "agents"),
+        ("experiments.play", "agent"),
+        ("experiments.strength.perfect_play", "agents"),
+    ],
+)
+def test_entry_points__flag_help_is_the_generated_help(module, flag):
+    # One process per entry point: their flags would clash in one.
+    script = (
+        f"import importlib; from absl import flags; importlib.import_module({module!r}); "
+        f"print(flags.FLAGS[{flag!r}].help)"
+    )
+    printed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert printed.strip().endswith(agents.spec_help())

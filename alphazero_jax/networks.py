@@ -15,7 +15,6 @@ Layout (AlphaZero, at a smaller scale)::
 
 from __future__ import annotations
 
-import functools
 import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -195,12 +194,11 @@ def make_inference_apply_fn(
     return _make_apply_fn(game, *settings, compute_dtype)[1]
 
 
-@functools.cache
 def _make_apply_fn(
     game, channels, blocks, activation, normalization, value_hidden, compute_dtype="float32"
 ):
-    """The module and its apply function; the same settings give the same function, so
-    that everything jitted over it (searches, arenas) compiles once per process."""
+    """The module and a new apply function. Whoever jits over it (a training session, an
+    agent, an evaluator) holds the function, so that what it compiles is freed with it."""
     module = _ResNet(
         activation=activation,
         normalization=normalization,

@@ -63,6 +63,22 @@ def test_arena__same_key_same_games_and_batches_add_up():
     assert batched.as_first.num_games == batched.as_second.num_games == 8
 
 
+def test_arena__a_held_match_compiles_once_per_batch_size_and_replays_the_same_games():
+    game = games.make("tic_tac_toe")
+    greedy, random = agents.from_spec(game, "greedy"), agents.from_spec(game, "random")
+    match = arena.make_match(game, greedy.act_fn, random.act_fn)
+    held = [
+        arena.play(game, greedy, random, num_games=8, key=jax.random.key(seed), match=match)
+        for seed in (0, 1, 0)
+    ]
+    assert match.run._cache_size() == 1 and held[0] == held[2]
+    assert held[0] == arena.play(game, greedy, random, num_games=8, key=jax.random.key(0))
+    arena.play(game, greedy, random, num_games=8, key=jax.random.key(0), batch_size=4, match=match)
+    assert match.run._cache_size() == 2
+    with pytest.raises(ValueError, match="made for other agents"):
+        arena.play(game, random, greedy, num_games=8, key=jax.random.key(0), match=match)
+
+
 def test_arena__score_interval_brackets_the_score():
     result = arena.MatchResult(
         "a", "b", arena.Record(30, 10, 10), arena.Record(15, 5, 5), arena.Record(15, 5, 5), 20.0

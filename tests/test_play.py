@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from alphazero_jax import agents, games
+from alphazero_jax.play import session as play_session
 from alphazero_jax.play import terminal
 from alphazero_jax.play.session import MoveError, PlaySession
 from alphazero_jax.types import Agent
@@ -105,6 +106,98 @@ def test_session__a_network_agent_shows_its_value_and_visit_shares():
     assert sum(analysed.shares.values()) == pytest.approx(1.0, abs=1e-5)
     assert -1 <= analysed.value <= 1 and analysed.move in session.legal_moves()
     assert session.moves_text() == "b2 a3 c1"  # analysing plays nothing
+
+
+def _counted(game, traces):
+    """``_leftmost`` that notes each trace of its ``act_fn`` in ``traces``."""
+    leftmost = _leftmost(game).act_fn
+
+    def act_fn(params, key, states):
+        traces.append(None)  # a Python side effect runs once per trace
+        return leftmost(params, key, states)
+
+    return Agent("counted", act_fn)
+
+
+def _compiled(programs):
+    return [fn._cache_size() for fn in (programs.step, programs.facts, programs.analyse)]
+
+
+def test_session__two_games_with_the_same_programs_compile_once():
+    game, traces = games.make("tic_tac_toe"), []
+    agent = _counted(game, traces)
+    programs = play_session.make_programs(game, agent)
+    first = PlaySession(game, agent, human="none", programs=programs)
+    while not first.over:
+        first.agent_move()
+    assert first.moves_text() == "a3 b3 c3 a2 b2 c2 a1" and first.winner == 0
+    assert _compiled(programs) == [1, 1, 1] and len(traces) == 1
+    # A second game, with every kind of change: nothing more compiles or traces.
+    second = PlaySession(game, agent, human="second", seed=1, programs=programs)
+    second.agent_move()
+    second.play("b2")
+    second.analyse()
+    second.undo()
+    second.set_moves("a3 b2 b3 c3 a2 a1")
+    while not second.over:
+        if second.human_to_move:
+            second.play(second.legal_moves()[-1])
+        else:
+            second.agent_move()
+    assert second.over and _compiled(programs) == [1, 1, 1] and len(traces) == 1
+
+
+def test_terminal__a_new_game_with_the_same_programs_compiles_nothing():
+    game, traces = games.make("tic_tac_toe"), []
+    agent = _counted(game, traces)
+    programs = play_session.make_programs(game, agent)
+    lines = iter(["b2", "hint", "new", "b2", "c1", "quit"])
+    terminal.run(
+        lambda: PlaySession(game, agent, programs=programs),
+        read=lambda prompt: next(lines),
+        write=lambda text: None,
+    )
+    assert _compiled(programs) == [1, 1, 1] and len(traces) == 1
+
+
+def test_session__programs_of_another_agent_are_refused():
+    game = games.make("tic_tac_toe")
+    programs = play_session.make_programs(game, _leftmost(game))
+    with pytest.raises(ValueError, match="made for leftmost on tic_tac_toe"):
+        PlaySession(game, _leftmost(game), programs=programs)
+
+
+def test_session__refusals_say_why_by_their_type():
+    game = games.make("tic_tac_toe")
+    session = PlaySession(game, _leftmost(game), human="first")
+    with pytest.raises(play_session.NothingToUndo):
+        session.undo()
+    with pytest.raises(play_session.NotYourTurn, match="your turn, not the agent's"):
+        session.agent_move()
+    for text in ("z9", "b2 c3"):
+        with pytest.raises(play_session.IllegalMove):
+            session.play(text)
+    session.play("b2")
+    with pytest.raises(play_session.NotYourTurn, match="agent's turn, not yours"):
+        session.play("c3")
+    with pytest.raises(play_session.IllegalMove, match="not legal there"):
+        session.set_moves("b2 b2")
+    session.set_moves("a3 b2 a2 c3 a1")  # X wins
+    for refused in (lambda: session.play("c1"), session.agent_move, session.analyse):
+        with pytest.raises(play_session.GameOver, match="game is over"):
+            refused()
+    both = PlaySession(game, _leftmost(game), human="none")
+    with pytest.raises(play_session.NotYourTurn, match="plays both sides"):
+        both.play("b2")
+    assert all(
+        issubclass(kind, MoveError)
+        for kind in (
+            play_session.GameOver,
+            play_session.NotYourTurn,
+            play_session.IllegalMove,
+            play_session.NothingToUndo,
+        )
+    )
 
 
 def test_terminal__scripted_game_with_refusals_commands_and_the_move_list():

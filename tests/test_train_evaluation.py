@@ -115,6 +115,34 @@ def test_evaluator__rates_baselines_and_a_network_against_them():
     assert all(r.total.num_games == 8 for r in rated.results)
 
 
+def test_evaluator__holds_its_matches_and_each_compiles_once_per_run():
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = networks.make_network(game, channels=8, blocks=1, value_hidden=8)
+    made = evaluator.make_evaluator(
+        game,
+        apply_fn,
+        {"policy": "puct"},
+        num_simulations=0,
+        baselines=("greedy",),
+        num_games=4,
+    )
+    ratings = {"random": 0.0, "greedy": 100.0}
+    evaluator.rate_network(made, variables, name="net 0", ratings=ratings, key=jax.random.key(0))
+    evaluator.rate_network(
+        made,
+        variables,
+        name="net 1",
+        ratings={**ratings, "net 0": 50.0},
+        past=[("net 0", variables)],
+        key=jax.random.key(0),
+    )
+    evaluator.gate(
+        made, variables, variables, rule="score", threshold=0.5, num_games=4, key=jax.random.key(1)
+    )
+    assert [match.run._cache_size() for match in made.baseline_matches] == [1, 1]
+    assert made.network_match.run._cache_size() == 1  # the earlier network and gating
+
+
 @pytest.mark.parametrize(
     ("record", "rule", "threshold", "expected"),
     [

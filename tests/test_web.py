@@ -21,7 +21,8 @@ import pytest
 
 from alphazero_jax import agents, games
 from alphazero_jax.play import batching, web
-from alphazero_jax.play.agent_pool import AgentPool
+from alphazero_jax.play import session as play_session
+from alphazero_jax.play.agent_pool import AgentPool, PoolFull
 from alphazero_jax.play.compiler import Compiler
 
 with warnings.catch_warnings():  # newer Starlette prefers httpx2 to httpx; both work
@@ -227,6 +228,32 @@ def test_moves_out_of_turn(client):
     mine = new(client, human="first")
     refused = client.post(f"/api/sessions/{mine['id']}/agent-move")
     assert refused.status_code == 409 and "your turn" in refused.json()["error"]
+
+
+def test_each_refusal_type_has_its_status_and_any_other_error_is_the_servers():
+    refusals = [
+        (play_session.IllegalMove, 422),
+        (web.BadRequest, 422),
+        (play_session.GameOver, 409),
+        (play_session.NotYourTurn, 409),
+        (play_session.NothingToUndo, 409),
+        (web.NoVerdicts, 409),
+        (web.UnknownSession, 404),
+        (web.ServerFull, 503),
+        (PoolFull, 503),
+        (play_session.MoveError, 422),  # a refused move whose type says no more
+        (ValueError, 500),
+    ]
+    assert [web.status_of(kind("why")) for kind, _ in refusals] == [s for _, s in refusals]
+
+
+def test_a_new_game_of_an_agent_held_compiles_nothing(client):
+    for moves in ("b2", "a1"):
+        view = new(client, agent="greedy")
+        client.post(f"/api/sessions/{view['id']}/moves", json={"move": moves})
+    ((key, programs),) = client.app.state.server.pool.programs.items()
+    assert key[1] == "greedy"
+    assert programs.step._cache_size() == programs.facts._cache_size() == 1
 
 
 def test_the_page_and_nothing_else_on_disk(client):

@@ -3,12 +3,12 @@
 Half of the games have agent A move first, the other half agent B. Every game of a batch
 starts together and turns alternate (a pass is a move too), so at each ply A moves in one
 half and B in the other: each agent evaluates exactly half of the batch per ply, and the
-whole match is one ``lax.while_loop`` that stops when every game is over.
+whole match is one ``lax.while_loop`` that stops when every game is over. ``make_match``
+builds the jitted match of two agents; a caller that plays them again holds it.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -91,11 +91,32 @@ class MatchResult(NamedTuple):
         return elo.PairResult(self.player, self.opponent, *self.total)
 
 
-@functools.cache
-def _make_match(
-    game: Game, act_a: Callable, act_b: Callable, batch_size: int, opening_moves: int
-) -> Callable:
-    """The jitted ``match(params_a, params_b, key) -> (rewards_a float32[B], lengths)``."""
+class Match(NamedTuple):
+    """A jitted match between two ``act_fn``s, built once by ``make_match`` and held by
+    whoever plays them more than once (an evaluator, a training loop), so that their
+    games compile once; its programs are freed with it.
+
+    ``run(params_a, params_b, key, *, batch_size, opening_moves)`` returns agent A's
+    rewards float32[batch_size] (A first in the first half) and the games' lengths
+    int32[batch_size]; it compiles once per ``batch_size`` and ``opening_moves``.
+    """
+
+    act_a: Callable
+    act_b: Callable
+    run: Callable
+
+
+def make_match(game: Game, act_a: Callable, act_b: Callable) -> Match:
+    """The ``Match`` of ``act_a`` (agent A) against ``act_b`` on ``game``."""
+
+    def match(params_a, params_b, key: PRNGKey, *, batch_size: int, opening_moves: int):
+        return _play_batch(game, act_a, act_b, params_a, params_b, key, batch_size, opening_moves)
+
+    return Match(act_a, act_b, jax.jit(match, static_argnames=("batch_size", "opening_moves")))
+
+
+def _play_batch(game, act_a, act_b, params_a, params_b, key, batch_size, opening_moves):
+    """One batch of games, A first in the first half: ``(rewards_a, lengths)``."""
     half = batch_size // 2
 
     def opening(ply, key, a_first, moves_a_first, moves_b_first):
@@ -107,40 +128,37 @@ def _make_match(
     def select(condition, x, y):
         return jax.tree.map(lambda u, v: jnp.where(condition, u, v), x, y)
 
-    def match(params_a, params_b, key: PRNGKey):
-        init_key, play_key = jax.random.split(key)
-        states = jax.vmap(game.init)(jax.random.split(init_key, batch_size))
-        a_first = jax.tree.map(lambda x: x[:half], states)  # A is player 0 here...
-        b_first = jax.tree.map(lambda x: x[half:], states)  # ...and player 1 here.
+    init_key, play_key = jax.random.split(key)
+    states = jax.vmap(game.init)(jax.random.split(init_key, batch_size))
+    a_first = jax.tree.map(lambda x: x[:half], states)  # A is player 0 here...
+    b_first = jax.tree.map(lambda x: x[half:], states)  # ...and player 1 here.
 
-        def body(carry):
-            ply, a_first, b_first = carry
-            a_to_move = ply % 2 == 0  # in a_first; in b_first the other way round
-            key_a, key_b = jax.random.split(jax.random.fold_in(play_key, ply))
-            moves_a = act_a(params_a, key_a, select(a_to_move, a_first, b_first))
-            moves_b = act_b(params_b, key_b, select(a_to_move, b_first, a_first))
-            actions_a_first = jnp.where(a_to_move, moves_a, moves_b)
-            actions_b_first = jnp.where(a_to_move, moves_b, moves_a)
-            if opening_moves:
-                opening_key = jax.random.fold_in(init_key, ply)
-                actions_a_first, actions_b_first = opening(
-                    ply, opening_key, a_first, actions_a_first, actions_b_first
-                )
-            a_first = jax.vmap(game.step)(a_first, actions_a_first)
-            b_first = jax.vmap(game.step)(b_first, actions_b_first)
-            return ply + 1, a_first, b_first
+    def body(carry):
+        ply, a_first, b_first = carry
+        a_to_move = ply % 2 == 0  # in a_first; in b_first the other way round
+        key_a, key_b = jax.random.split(jax.random.fold_in(play_key, ply))
+        moves_a = act_a(params_a, key_a, select(a_to_move, a_first, b_first))
+        moves_b = act_b(params_b, key_b, select(a_to_move, b_first, a_first))
+        actions_a_first = jnp.where(a_to_move, moves_a, moves_b)
+        actions_b_first = jnp.where(a_to_move, moves_b, moves_a)
+        if opening_moves:
+            opening_key = jax.random.fold_in(init_key, ply)
+            actions_a_first, actions_b_first = opening(
+                ply, opening_key, a_first, actions_a_first, actions_b_first
+            )
+        a_first = jax.vmap(game.step)(a_first, actions_a_first)
+        b_first = jax.vmap(game.step)(b_first, actions_b_first)
+        return ply + 1, a_first, b_first
 
-        def going(carry):
-            ply, a_first, b_first = carry
-            live = ~(a_first.terminal.all() & b_first.terminal.all())
-            return live & (ply < game.max_num_moves)
+    def going(carry):
+        ply, a_first, b_first = carry
+        live = ~(a_first.terminal.all() & b_first.terminal.all())
+        return live & (ply < game.max_num_moves)
 
-        _, a_first, b_first = jax.lax.while_loop(going, body, (jnp.int32(0), a_first, b_first))
-        rewards = jnp.concatenate([a_first.rewards[:, 0], b_first.rewards[:, 1]])
-        lengths = jnp.concatenate([a_first.num_moves, b_first.num_moves])
-        return rewards, lengths
-
-    return jax.jit(match)
+    _, a_first, b_first = jax.lax.while_loop(going, body, (jnp.int32(0), a_first, b_first))
+    rewards = jnp.concatenate([a_first.rewards[:, 0], b_first.rewards[:, 1]])
+    lengths = jnp.concatenate([a_first.num_moves, b_first.num_moves])
+    return rewards, lengths
 
 
 def play(
@@ -152,6 +170,7 @@ def play(
     key: PRNGKey,
     batch_size: int | None = None,
     opening_moves: int = 0,
+    match: Match | None = None,
 ) -> MatchResult:
     """Plays ``num_games`` games of ``agent_a`` against ``agent_b``.
 
@@ -167,9 +186,14 @@ def play(
         same in each pair of games with colours swapped; this varies the games between
         deterministic agents (which would otherwise replay two games over and over)
         without favouring either side.
+      match: ``make_match(game, agent_a.act_fn, agent_b.act_fn)``, held by a caller that
+        plays these agents again so that it compiles once; None: made for this call.
 
     Returns:
       A's wins, draws and losses, overall and by colour.
+
+    Raises:
+      ValueError: bad counts, or a ``match`` made for other ``act_fn``s.
     """
     batch_size = num_games if batch_size is None else batch_size
     if not isinstance(num_games, int) or num_games < 2 or num_games % 2:
@@ -180,12 +204,23 @@ def play(
         raise ValueError(f"batch_size {batch_size} must divide num_games {num_games}.")
     if not isinstance(opening_moves, int) or opening_moves < 0:
         raise ValueError(f"opening_moves must be an int >= 0, got {opening_moves!r}.")
-    match = _make_match(game, agent_a.act_fn, agent_b.act_fn, batch_size, opening_moves)
+    if match is None:
+        match = make_match(game, agent_a.act_fn, agent_b.act_fn)
+    elif match.act_a is not agent_a.act_fn or match.act_b is not agent_b.act_fn:
+        raise ValueError(
+            f"The match given was made for other agents than {agent_a.name} and "
+            f"{agent_b.name}; pass make_match(game, agent_a.act_fn, agent_b.act_fn)."
+        )
     rewards, lengths = [], []
     for batch_key in jax.random.split(key, num_games // batch_size):
-        batch_rewards, batch_lengths = jax.device_get(
-            match(agent_a.params, agent_b.params, batch_key)
+        played = match.run(
+            agent_a.params,
+            agent_b.params,
+            batch_key,
+            batch_size=batch_size,
+            opening_moves=opening_moves,
         )
+        batch_rewards, batch_lengths = jax.device_get(played)
         rewards.append(batch_rewards.reshape(2, -1))
         lengths.append(batch_lengths)
     rewards = np.concatenate(rewards, axis=1)  # [colour, games]: A first, then B first

@@ -13,13 +13,12 @@ positions reached by random play). The per-move outcomes come from our solver
 ``alphazero_jax/data/<folder>/<set>.labels``, one line ``<moves> <labels>`` per position in
 the set's order, e.g. ``4453 LLDWDL.``: one character per column for the side to move,
 ``W``, ``D`` or ``L`` for the outcome of playing it and ``.`` for a full column.
-``python -m experiments.label_pons`` regenerates them. Begin-Hard (``Test_L1_R3``) is
+``python -m experiments.data.label_pons`` regenerates them. Begin-Hard (``Test_L1_R3``) is
 labelled on a stated subset: its first 300 positions with at least 4 plies.
 """
 
 from __future__ import annotations
 
-import functools
 import pathlib
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -118,7 +117,7 @@ def load_labels(set_name: str) -> Labels:
     ``benchmark_sets.SETS``."""
     path = labels_path(set_name)
     if not path.exists():
-        raise ValueError(f"No labels for {set_name} at {path}; run experiments.label_pons.")
+        raise ValueError(f"No labels for {set_name} at {path}; run experiments.data.label_pons.")
     return parse_labels(set_name, benchmark_sets.load(set_name), path.read_text().splitlines())
 
 
@@ -211,10 +210,9 @@ def _batched(fn: Callable[[State, int], Array], states: State, batch_size: int) 
     return np.concatenate(outputs)
 
 
-@functools.cache
 def make_value_fn(game: Game, apply_fn: Callable) -> Callable[[dict, State], Array]:
     """A jitted ``(variables, states) -> float[B]``: a network's value for the side to
-    move (cached, so that it compiles once per network and batch size)."""
+    move. It compiles once per batch size; a caller that judges again holds it."""
 
     @jax.jit
     def value(variables: dict, states: State) -> Array:

@@ -5,7 +5,9 @@ costs compiled searches, one per batch size. The pool holds at most ``max_agents
 them: a new one replaces the least recently used agent that no game is playing and that
 has no search waiting, and when every agent held is in play the new one is refused
 (``PoolFull``) until a game ends or expires. Agents compiled by the warm-up are kept.
-All the pool's compiles share one ``Compiler``.
+All the pool's compiles share one ``Compiler``. Beside each agent's ``Batcher`` the pool
+holds the ``session.Programs`` its games run, so that a new game compiles nothing; both
+go when the agent is evicted.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from alphazero_jax import agents
 from alphazero_jax.play.batching import Batcher
 from alphazero_jax.play.compiler import Compiler
+from alphazero_jax.play.session import Programs, make_programs
 from alphazero_jax.types import Game, State
 
 
@@ -51,6 +54,7 @@ class AgentPool:
         self.batchers: collections.OrderedDict[tuple[Game, str], Batcher] = (
             collections.OrderedDict()
         )  # least recently used first
+        self.programs: dict[tuple[Game, str], Programs] = {}  # the games of each agent held
         self.kept: set[tuple[Game, str]] = set()  # the warm-up's agents, never evicted
         self.warm_up_jobs: list[concurrent.futures.Future] = []
         self._building: dict[tuple[Game, str], asyncio.Future] = {}
@@ -92,6 +96,7 @@ class AgentPool:
         )
         self._make_room(playing)  # others may have come in meanwhile
         self.batchers[key] = batcher
+        self.programs[key] = make_programs(game, agent)
         return batcher
 
     def _built(self, key: tuple[Game, str], done: asyncio.Future) -> None:
@@ -120,6 +125,7 @@ class AgentPool:
                     "playing each of them; choose an agent and strength already in play, or "
                     "try again when a game has ended."
                 )
+            del self.programs[key]
             closing = asyncio.ensure_future(self.batchers.pop(key).close())
             self._closing.add(closing)
             closing.add_done_callback(self._closing.discard)

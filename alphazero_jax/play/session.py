@@ -1,15 +1,16 @@
 """One game between a person and an agent (or two agents), kept on the host.
 
 ``PlaySession`` holds the moves and the positions they lead to; every change goes through
-it and checks first, so a refused move leaves the game as it was. The agent's moves come
-from its jitted ``act_fn`` (or ``analyse_fn``, which also gives its value and visit
-shares) on a batch of one position; front ends (the terminal, the web server) only read
-and call it.
+it and checks first, so a refused move leaves the game as it was, and the refusal's type
+says why (``GameOver``, ``NotYourTurn``, ``IllegalMove``, ``NothingToUndo``: each a
+``MoveError``). The jitted functions a game runs (a step, the facts of a position, the
+agent's analysis of a batch of one) are a ``Programs``, made by ``make_programs`` and held
+by whoever plays several games of the same agent (the terminal's loop, a server's agent
+pool), so that a new game compiles nothing. Front ends only read and call the session.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -22,7 +23,24 @@ SIDES = ("first", "second", "none")  # the human's side; "none": the agent plays
 
 
 class MoveError(ValueError):
-    """A move refused, with the reason; the session is unchanged."""
+    """A move refused, with the reason; the session is unchanged. Raised as one of its
+    subclasses, which say why."""
+
+
+class GameOver(MoveError):
+    """The game is over: nothing can be played or analysed."""
+
+
+class NotYourTurn(MoveError):
+    """The other side is to move (or the agent plays both sides)."""
+
+
+class IllegalMove(MoveError):
+    """A move (or a pasted move list) that is malformed, not one move, or not legal."""
+
+
+class NothingToUndo(MoveError):
+    """No move of the human's to take back."""
 
 
 class AgentMove(NamedTuple):
@@ -43,20 +61,34 @@ class _Facts(NamedTuple):
     legal: np.ndarray  # bool[A]
 
 
-@functools.cache
-def _step_fn(game: Game) -> Callable:
-    """``(state, action) -> (next state, its facts)`` in one device call."""
+class Programs(NamedTuple):
+    """The jitted functions of games of ``game`` against ``agent`` (``make_programs``);
+    each compiles on its first call, and its programs are freed with it."""
+
+    game: Game
+    agent: Agent
+    step: Callable  # (state, action) -> (next state, its facts), one device call
+    facts: Callable  # state -> its facts
+    analyse: Callable  # (params, key, states[1]) -> Analysis (``analysis_fn``)
+
+
+def make_programs(game: Game, agent: Agent) -> Programs:
+    """The ``Programs`` of games of ``game`` against ``agent``; whoever plays several
+    games holds them and passes them to each ``PlaySession``."""
 
     def step(state: State, action: int) -> tuple[State, tuple]:
         state = game.step(state, action)
         return state, _facts_of(game, state)
 
-    return jax.jit(step)
+    def facts(state: State) -> tuple:
+        return _facts_of(game, state)
 
+    analyse = analysis_fn(agent)
 
-@functools.cache
-def _facts_fn(game: Game) -> Callable:
-    return jax.jit(functools.partial(_facts_of, game))
+    def analysed(params, key: jax.Array, states: State) -> Analysis:  # a function of its own
+        return analyse(params, key, states)
+
+    return Programs(game, agent, jax.jit(step), jax.jit(facts), jax.jit(analysed))
 
 
 def _facts_of(game: Game, state: State) -> tuple:
@@ -68,11 +100,6 @@ def _fetched(facts: tuple) -> _Facts:
     return _Facts(bool(terminal), int(player), np.asarray(rewards), np.asarray(legal))
 
 
-@functools.cache
-def _jitted(fn: Callable) -> Callable:
-    return jax.jit(fn)
-
-
 def _one(state: State) -> State:
     return jax.tree.map(lambda x: x[None], state)
 
@@ -80,7 +107,8 @@ def _one(state: State) -> State:
 def analysis_fn(agent: Agent) -> Callable:
     """``(params, key, states) -> Analysis`` of ``agent``: its ``analyse_fn``, or only the
     actions of its ``act_fn`` (``value`` and ``shares`` None) when it has none. Unjitted:
-    whoever calls it often jits it once and keeps it (``batching.Batcher``)."""
+    whoever calls it often jits it once and keeps it (``make_programs``, a
+    ``batching.Batcher``)."""
     analyse_fn, act_fn = agent.analyse_fn, agent.act_fn
     if analyse_fn is not None:
         return analyse_fn
@@ -91,16 +119,6 @@ def analysis_fn(agent: Agent) -> Callable:
     return actions_only
 
 
-def analyse_batch(agent: Agent, key: jax.Array, states: State) -> Analysis:
-    """The agent's analysis of a batch of positions, on the host: its ``analyse_fn``, or
-    only the actions of its ``act_fn`` (``value`` and ``shares`` None) when it has none.
-    Each is jitted once per agent and batch shape."""
-    if agent.analyse_fn is None:
-        actions = _jitted(agent.act_fn)(agent.params, key, states)
-        return Analysis(np.asarray(actions), None, None)
-    return jax.device_get(_jitted(agent.analyse_fn)(agent.params, key, states))
-
-
 class PlaySession:
     """A game of ``game`` against ``agent``; the human plays ``human`` (see ``SIDES``).
 
@@ -109,16 +127,35 @@ class PlaySession:
       agent: the opponent (``agents.from_spec``).
       human: ``"first"``, ``"second"`` or ``"none"`` (the agent plays both sides).
       seed: the agent's randomness (ties, sampling); the same seed replays the same game.
+      programs: ``make_programs(game, agent)``, held by a caller that plays several games
+        so that they compile once; None: made for this session.
     """
 
-    def __init__(self, game: Game, agent: Agent, *, human: str = "first", seed: int = 0):
+    def __init__(
+        self,
+        game: Game,
+        agent: Agent,
+        *,
+        human: str = "first",
+        seed: int = 0,
+        programs: Programs | None = None,
+    ):
         if human not in SIDES:
             raise ValueError(f"human must be one of {SIDES}, got {human!r}.")
-        self.game, self.agent, self.human = game, agent, human
+        programs = make_programs(game, agent) if programs is None else programs
+        if (programs.game.name, programs.game.settings) != (game.name, game.settings) or (
+            programs.agent.act_fn is not agent.act_fn
+        ):
+            raise ValueError(
+                f"The programs given were made for {programs.agent.name} on "
+                f"{programs.game.name}, not {agent.name} on {game.name}; pass "
+                "make_programs(game, agent)."
+            )
+        self.game, self.agent, self.human, self.programs = game, agent, human, programs
         self._key = jax.random.key(seed)
         self.actions: list[int] = []
         self._states: list[State] = [game.init(jax.random.key(0))]
-        self._facts: list[_Facts] = [_fetched(_facts_fn(game)(self._states[0]))]
+        self._facts: list[_Facts] = [_fetched(programs.facts(self._states[0]))]
 
     # -- reading -------------------------------------------------------------------------
 
@@ -182,26 +219,25 @@ class PlaySession:
         """Plays the human's move written in the game's notation; returns its action.
 
         Raises:
-          MoveError: not the human's turn, not one move, malformed, or illegal; the
-            message says what was expected.
+          NotYourTurn: the agent plays both sides, or it is its turn.
+          GameOver: the game is over.
+          IllegalMove: not one move, malformed, or illegal; the message says what was
+            expected.
         """
-        if self.over:
-            raise MoveError(f"The game is over ({self.result_text()}); start a new one.")
-        if not self.human_to_move:
-            raise MoveError("It is the agent's turn, not yours.")
+        self.check_human_move()
         try:
             actions = self.game.actions_from_text(text.strip(), self.state)
         except ValueError as error:
-            raise MoveError(f"{error} Legal moves: {', '.join(self.legal_moves())}.") from error
+            raise IllegalMove(f"{error} Legal moves: {', '.join(self.legal_moves())}.") from error
         if len(actions) != 1:
-            raise MoveError(
+            raise IllegalMove(
                 f"Expected one move, got {len(actions)} in {text!r}. "
                 f"Legal moves: {', '.join(self.legal_moves())}."
             )
         if actions[0] not in self.legal_actions():
             explain = self.game.explain_illegal
             reason = explain(self.state, actions[0]) if explain else ""
-            raise MoveError(
+            raise IllegalMove(
                 f"{self.game.action_to_text(actions[0], self.state)} is not legal here"
                 f"{': ' + reason if reason else ''}. "
                 f"Legal moves: {', '.join(self.legal_moves())}."
@@ -209,28 +245,54 @@ class PlaySession:
         self._push(actions[0])
         return actions[0]
 
+    def check_human_move(self) -> None:
+        """Raises what ``play`` raises when the human may not move now: NotYourTurn (the
+        agent plays both sides, or is to move) or GameOver."""
+        if self.human == "none":
+            raise NotYourTurn("The agent plays both sides in this session; no moves.")
+        if self.over:
+            raise GameOver(f"The game is over ({self.result_text()}); start a new one.")
+        if not self.human_to_move:
+            raise NotYourTurn("It is the agent's turn, not yours.")
+
+    def check_agent_move(self) -> None:
+        """Raises what ``agent_move`` raises when the agent may not move now: GameOver or
+        NotYourTurn (the human is to move); a caller checks before it searches."""
+        self.check_analysable()
+        if self.human_to_move:
+            raise NotYourTurn("It is your turn, not the agent's.")
+
+    def check_analysable(self) -> None:
+        """Raises GameOver when the game is over (nothing to analyse)."""
+        if self.over:
+            raise GameOver(f"The game is over ({self.result_text()}).")
+
     def agent_move(self, computed: Analysis | None = None) -> AgentMove:
         """Plays the agent's move (its turn, or any side with ``human="none"``).
 
         Args:
           computed: the agent's analysis of this position on a batch of one, made by the
             caller (a server that batches the searches of many sessions); None: search now.
+
+        Raises:
+          GameOver, NotYourTurn: as ``check_agent_move``.
         """
-        if self.over:
-            raise MoveError(f"The game is over ({self.result_text()}).")
-        if self.human_to_move:
-            raise MoveError("It is your turn, not the agent's.")
+        self.check_agent_move()
         analysed = self.analyse(computed)
         self._push(analysed.action)
         return analysed
 
     def analyse(self, computed: Analysis | None = None) -> AgentMove:
         """The agent's move for the side to move, without playing it (a hint), with its
-        value and visit shares when it has a search. ``computed``: as in ``agent_move``."""
-        if self.over:
-            raise MoveError(f"The game is over ({self.result_text()}).")
+        value and visit shares when it has a search. ``computed``: as in ``agent_move``.
+
+        Raises:
+          GameOver: the game is over.
+        """
+        self.check_analysable()
         if computed is None:
-            computed = analyse_batch(self.agent, self.search_key(), _one(self.state))
+            searched = self.programs.analyse(self.agent.params, self.search_key(), _one(self.state))
+            computed = jax.device_get(searched)
         return self._described(int(computed.action[0]), computed)
 
     def search_key(self) -> jax.Array:
@@ -242,7 +304,7 @@ class PlaySession:
         actions taken back (oldest first). With ``human="none"`` takes back one move.
 
         Raises:
-          MoveError: no move of the human's to take back.
+          NothingToUndo: no move of the human's to take back.
         """
         if self.human == "none":
             count = min(1, len(self.actions))
@@ -250,7 +312,7 @@ class PlaySession:
             mine = [i for i in range(len(self.actions)) if i % 2 == SIDES.index(self.human)]
             count = len(self.actions) - mine[-1] if mine else 0
         if not count:
-            raise MoveError("Nothing to take back.")
+            raise NothingToUndo("Nothing to take back.")
         taken = self.actions[-count:]
         del self.actions[-count:], self._states[-count:], self._facts[-count:]
         return taken
@@ -259,27 +321,27 @@ class PlaySession:
         """Replaces the game with the move list ``text`` (a pasted position).
 
         Raises:
-          MoveError: a malformed or illegal move, or moves after the end; the game is
+          IllegalMove: a malformed or illegal move, or moves after the end; the game is
             unchanged.
         """
         try:
             actions = self.game.actions_from_text(text.strip()) if text.strip() else []
         except ValueError as error:
-            raise MoveError(str(error)) from error
+            raise IllegalMove(str(error)) from error
         states, facts = [self._states[0]], [self._facts[0]]
         for index, action in enumerate(actions):
             if not facts[-1].legal[action]:
-                raise MoveError(
+                raise IllegalMove(
                     f"Move {index + 1} ({self.game.action_to_text(action, states[-1])}) is not "
                     "legal there."
                 )
-            state, fact = _step_fn(self.game)(states[-1], action)
+            state, fact = self.programs.step(states[-1], action)
             states.append(state)
             facts.append(_fetched(fact))
         self.actions, self._states, self._facts = list(actions), states, facts
 
     def _push(self, action: int) -> None:
-        state, facts = _step_fn(self.game)(self.state, action)
+        state, facts = self.programs.step(self.state, action)
         self._states.append(state)
         self._facts.append(_fetched(facts))
         self.actions.append(action)

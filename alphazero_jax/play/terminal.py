@@ -45,7 +45,8 @@ def run(
     """Plays games until ``quit`` or the end of input; returns the last session.
 
     Args:
-      make_session: builds a new game (for the first one and for ``new``).
+      make_session: builds a new game (for the first one and for ``new``); games built
+        with the same ``session.make_programs`` compile once.
       read: asks for a line with a prompt (``input``); EOFError ends the session.
       write: prints a block of text.
     """

@@ -22,11 +22,11 @@ agent's moves made by the request, each ``{move, player, value, shares}`` (``val
 the side that moved, ``shares`` the search's visit share per legal move).
 
 Bad input gets a 4xx answer ``{"error": "..."}`` that says what was expected, and leaves
-the session as it was. Sessions expire after ``idle_seconds`` without a request and at most
-``max_sessions`` exist at once; the limit is checked before anything is built. Agents are
-those of ``agents.from_spec`` that need no file of the user's: ``az:pretrained`` (the
-shipped network), ``mcts``, ``minimax``, ``greedy`` and ``random``, with bounded strengths,
-and ``greedy:path`` for Quoridor. The searches of all sessions that play the same agent
+the session as it was; the status comes from the error's type (``STATUS``). Sessions
+expire after ``idle_seconds`` without a request and at most ``max_sessions`` exist at once;
+the limit is checked before anything is built. Agents are the interactive kinds of
+``agents.KINDS`` (no file of the user's, a move within seconds), with bounded strengths,
+each for the games it plays. The searches of all sessions that play the same agent
 are batched (``batching.Batcher``); at most ``max_agents`` agents are held
 (``agent_pool.AgentPool``), and their compiles run on threads of their own
 (``compiler.Compiler``): a new strength waits for one compile and holds up no one else.
@@ -50,12 +50,21 @@ from fastapi import exceptions, responses, staticfiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from alphazero_jax import games
+from alphazero_jax import agents, games
 from alphazero_jax.agents import pretrained
 from alphazero_jax.play import batching
 from alphazero_jax.play.agent_pool import AgentPool, PoolFull
 from alphazero_jax.play.batching import Batcher
-from alphazero_jax.play.session import SIDES, AgentMove, MoveError, PlaySession
+from alphazero_jax.play.session import (
+    SIDES,
+    AgentMove,
+    GameOver,
+    IllegalMove,
+    MoveError,
+    NothingToUndo,
+    NotYourTurn,
+    PlaySession,
+)
 from alphazero_jax.types import Game
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -120,12 +129,42 @@ class ServerConfig:
             )
 
 
-class ApiError(Exception):
-    """An answer other than 200: HTTP ``status`` with the message in ``{"error": ...}``."""
+class BadRequest(ValueError):
+    """A request the server cannot serve as asked (a game's settings, an agent, a move
+    list); the message says what was expected."""
 
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status, self.message = status, message
+
+class UnknownSession(LookupError):
+    """No session has this id: it never existed, expired or ended."""
+
+
+class ServerFull(Exception):
+    """The server holds its maximum of sessions."""
+
+
+class NoVerdicts(Exception):
+    """The solver gives no verdicts for the session's game."""
+
+
+# The answer to each refusal: the status of the first class of the error's MRO listed here,
+# with the message in {"error": ...}. Any other error is the server's own (500).
+STATUS: dict[type[Exception], int] = {
+    BadRequest: 422,
+    IllegalMove: 422,
+    GameOver: 409,
+    NotYourTurn: 409,
+    NothingToUndo: 409,
+    MoveError: 422,  # a refused move whose type says no more
+    NoVerdicts: 409,
+    UnknownSession: 404,
+    ServerFull: 503,
+    PoolFull: 503,
+}
+
+
+def status_of(error: Exception) -> int:
+    """The HTTP status ``STATUS`` gives ``error``; 500 when it lists none of its classes."""
+    return next((STATUS[kind] for kind in type(error).__mro__ if kind in STATUS), 500)
 
 
 # -- requests ------------------------------------------------------------------------------
@@ -151,75 +190,47 @@ class Move(_Strict):
 # -- agents --------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
-class AgentKind:
-    """An agent the server plays: its spec without strength, and the strength's meaning,
-    least value and default (the shipped networks were trained with 32 simulations), and
-    the games it plays (empty: every game). The page offers them in this order and picks
-    the first one usable at the chosen settings."""
-
-    kind: str
-    label: str
-    strength: str | None  # what the number after the colon means
-    low: int = 0
-    default: int = 0
-    games: tuple[str, ...] = ()
-
-    def plays(self, game: str) -> bool:
-        return not self.games or game in self.games
+# The agents the server plays, strongest first: the interactive ones of ``agents.KINDS``.
+# The page offers them in this order and picks the first one usable at the chosen settings.
+AGENT_KINDS = tuple(kind for kind in reversed(agents.KINDS) if kind.interactive)
 
 
-AGENT_KINDS = (
-    AgentKind("az:pretrained", "AlphaZero (shipped network)", "simulations", 0, 32),
-    # Before MCTS: Quoridor's default opponent while no network is shipped for it (MCTS
-    # with random playouts takes seconds a move on 9x9).
-    AgentKind("greedy:path", "Greedy (shortest path, walls back)", None, games=("quoridor",)),
-    AgentKind("mcts", "MCTS with random playouts", "simulations", 1, 400),
-    AgentKind("minimax", "Alpha-beta on a heuristic", "depth", 1, 4),
-    AgentKind("greedy", "Greedy", None),
-    AgentKind("random", "Random", None),
-)
-
-
-def strongest(config: ServerConfig, kind: AgentKind) -> int:
-    """The largest strength a client may ask of ``kind``."""
-    return config.max_simulations if kind.strength == "simulations" else config.max_depth
+def strongest(config: ServerConfig, kind: agents.AgentKind) -> int:
+    """The largest strength a client may ask of ``kind`` (one with a strength)."""
+    return config.max_simulations if kind.strength.name == "simulations" else config.max_depth
 
 
 def served_spec(
     config: ServerConfig, spec: str, simulations: int | None, *, game: str | None = None
 ) -> str:
     """The spec of an agent the server plays (for ``game``, when given), with its strength
-    (``simulations`` replaces a search's); ApiError(422) for any other."""
-    kinds = {kind.kind: kind for kind in AGENT_KINDS}
+    (``simulations`` replaces a search's); BadRequest for any other."""
     spec = spec.strip()
-    longest_first = sorted(kinds, key=len, reverse=True)  # greedy:path before greedy
-    name = next((k for k in longest_first if spec == k or spec.startswith(k + ":")), None)
-    if name is None:
-        raise ApiError(
-            422,
-            f"agent: expected one of {', '.join(kinds)} (with ':<strength>' where it has "
-            f"one), got {spec!r}. Agents from files (az:<run>) are not served.",
+    found = agents.find_kind(spec, AGENT_KINDS)
+    if found is None:
+        raise BadRequest(
+            f"agent: expected one of {', '.join(k.kind for k in AGENT_KINDS)} (with "
+            f"':<strength>' where it has one), got {spec!r}. Agents from files (az:<run>) "
+            "are not served.",
         )
-    kind, argument = kinds[name], spec[len(name) + 1 :]
+    kind, argument = found
+    name, strength = kind.kind, kind.strength
     if game is not None and not kind.plays(game):
-        raise ApiError(422, f"agent: {name} plays {', '.join(kind.games)} only, not {game}.")
-    if kind.strength is None:
+        raise BadRequest(f"agent: {name} plays {', '.join(kind.games)} only, not {game}.")
+    if strength is None:
         if argument or simulations is not None:
-            raise ApiError(422, f"agent {name!r} takes no strength, got {spec!r}.")
+            raise BadRequest(f"agent {name!r} takes no strength, got {spec!r}.")
         return name
     if simulations is not None:
-        if kind.strength != "simulations":
-            raise ApiError(422, f"simulations: {name} has a depth, not simulations.")
+        if strength.name != "simulations":
+            raise BadRequest(f"simulations: {name} has a {strength.name}, not simulations.")
         argument = str(simulations)
-    high = strongest(config, kind)
+    low, high = strength.minimum, strongest(config, kind)
     if not argument:
-        return f"{name}:{kind.default}"
-    if not (argument.isascii() and argument.isdigit() and kind.low <= int(argument) <= high):
-        raise ApiError(
-            422,
-            f"{kind.strength} of {name}: expected an integer in [{kind.low}, {high}], "
-            f"got {argument!r}.",
+        return f"{name}:{strength.default_for(game)}"
+    if not (argument.isascii() and argument.isdigit() and low <= int(argument) <= high):
+        raise BadRequest(
+            f"{strength.name} of {name}: expected an integer in [{low}, {high}], got {argument!r}.",
         )
     return f"{name}:{int(argument)}"
 
@@ -251,27 +262,24 @@ class Server:
         self.warm = not config.warm_up  # True once the warm-up compiled everything
 
     async def batcher(self, game: Game, spec: str) -> Batcher:
-        """The agent's ``Batcher``; ApiError 422 for a spec the game refuses, 503 when
+        """The agent's ``Batcher``; BadRequest for a spec the game refuses, PoolFull when
         every agent the server may hold is in play."""
         try:
             return await self.pool.get(
                 game, spec, in_use=[entry.batcher for entry in self.sessions.values()]
             )
         except ValueError as error:
-            raise ApiError(422, f"agent: {error}") from error
-        except PoolFull as error:
-            raise ApiError(503, str(error)) from error
+            raise BadRequest(f"agent: {error}") from error
 
     def expire(self, now: float) -> None:
         for key in [k for k, e in self.sessions.items() if now - e.used > self.config.idle_seconds]:
             del self.sessions[key]
 
     def check_room(self) -> None:
-        """ApiError 503 when the server holds its maximum of sessions (expired ones go)."""
+        """ServerFull when the server holds its maximum of sessions (expired ones go)."""
         self.expire(time.monotonic())
         if len(self.sessions) >= self.config.max_sessions:
-            raise ApiError(
-                503,
+            raise ServerFull(
                 f"The server holds its maximum of {self.config.max_sessions} sessions; "
                 "try again later or end one (DELETE /api/sessions/<id>).",
             )
@@ -279,8 +287,8 @@ class Server:
     def entry(self, session_id: str) -> Entry:
         self.expire(time.monotonic())
         if session_id not in self.sessions:
-            raise ApiError(
-                404, f"Unknown session {session_id!r}: it never existed, expired or ended."
+            raise UnknownSession(
+                f"Unknown session {session_id!r}: it never existed, expired or ended."
             )
         entry = self.sessions[session_id]
         entry.used = time.monotonic()
@@ -289,13 +297,13 @@ class Server:
     def warm_up_agents(self) -> list[tuple[Game, str, Any]]:
         """The agents the warm-up compiles: each shipped network at its default strength,
         with its game's start position."""
-        default = next(k for k in AGENT_KINDS if k.kind == "az:pretrained")
+        shipped = next(k for k in AGENT_KINDS if k.kind == f"az:{pretrained.SPEC_NAME}")
         wanted = []
         for name in games.available():
-            for settings in pretrained.shipped(name):
+            spec = f"{shipped.kind}:{shipped.strength.default_for(name)}"
+            for settings in shipped.only_settings(name):
                 game = games.make(name, **settings)
-                start = game.init(jax.random.key(0))
-                wanted.append((game, f"{default.kind}:{default.default}", start))
+                wanted.append((game, spec, game.init(jax.random.key(0))))
         return wanted
 
     async def warm_up(self) -> None:
@@ -495,9 +503,11 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
     )
     app.state.server = server
 
-    @app.exception_handler(ApiError)
-    async def api_error(request: fastapi.Request, error: ApiError):
-        return _error(error.status, error.message)
+    async def refused(request: fastapi.Request, error: Exception):
+        return _error(status_of(error), str(error))
+
+    for refusal in STATUS:
+        app.add_exception_handler(refusal, refused)
 
     @app.exception_handler(exceptions.RequestValidationError)
     async def invalid(request: fastapi.Request, error: exceptions.RequestValidationError):
@@ -511,18 +521,18 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
     async def list_games() -> dict:
         listed = []
         for name in games.available():
-            shipped = pretrained.shipped(name)
             kinds = []
             for kind in [k for k in AGENT_KINDS if k.plays(name)]:
                 described = {"spec": kind.kind, "label": kind.label, "strength": None}
                 if kind.strength:
                     described["strength"] = {
-                        "name": kind.strength,
-                        "min": kind.low,
+                        "name": kind.strength.name,
+                        "min": kind.strength.minimum,
                         "max": strongest(config, kind),
-                        "default": kind.default,
+                        "default": kind.strength.default_for(name),
                     }
-                described["only_settings"] = shipped if kind.kind == "az:pretrained" else None
+                only = kind.only_settings
+                described["only_settings"] = None if only is None else only(name)
                 kinds.append(described)
             listed.append(
                 {
@@ -553,14 +563,15 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
         try:
             game = games.make(request.game, **request.settings)
         except ValueError as error:
-            raise ApiError(422, str(error)) from error
+            raise BadRequest(str(error)) from error
         spec = served_spec(config, request.agent, request.simulations, game=game.name)
         batcher = await server.batcher(game, spec)
-        session = PlaySession(game, batcher.agent, human=request.human)
+        programs = server.pool.programs[game, spec]  # held with the batcher: no compile
+        session = PlaySession(game, batcher.agent, human=request.human, programs=programs)
         try:
             session.set_moves(request.moves)
         except MoveError as error:
-            raise ApiError(422, f"moves: {error}") from error
+            raise BadRequest(f"moves: {error}") from error
         server.check_room()  # others may have come in while the agent was built
         session_id = secrets.token_urlsafe(12)
         entry = Entry(session, batcher, asyncio.Lock(), time.monotonic())
@@ -583,35 +594,21 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
     async def move(session_id: str, request: Move) -> dict:
         entry = server.entry(session_id)
         async with entry.lock:
-            session = entry.session
-            if session.human == "none":
-                raise ApiError(409, "The agent plays both sides in this session; no moves.")
-            if not session.over and not session.human_to_move:
-                raise ApiError(409, "It is the agent's turn, not yours.")
-            try:
-                session.play(request.move)
-            except MoveError as error:
-                raise ApiError(409 if session.over else 422, str(error)) from error
+            entry.session.play(request.move)
             return view(session_id, entry, await _agent_turns(entry))
 
     @app.post("/api/sessions/{session_id}/agent-move")
     async def agent_move(session_id: str) -> dict:
         entry = server.entry(session_id)
         async with entry.lock:
-            if entry.session.over:
-                raise ApiError(409, f"The game is over ({entry.session.result_text()}).")
-            if entry.session.human_to_move:
-                raise ApiError(409, "It is your turn, not the agent's.")
+            entry.session.check_agent_move()  # before the search
             return view(session_id, entry, await _agent_turns(entry))
 
     @app.post("/api/sessions/{session_id}/undo")
     async def undo(session_id: str) -> dict:
         entry = server.entry(session_id)
         async with entry.lock:
-            try:
-                entry.session.undo()
-            except MoveError as error:
-                raise ApiError(409, str(error)) from error
+            entry.session.undo()
             return view(session_id, entry)
 
     @app.post("/api/sessions/{session_id}/hint")
@@ -619,8 +616,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
         entry = server.entry(session_id)
         async with entry.lock:
             session = entry.session
-            if session.over:
-                raise ApiError(409, f"The game is over ({session.result_text()}).")
+            session.check_analysable()  # before the search
             computed = await entry.batcher.analyse(session.state)
             return _reply(session.analyse(computed), session.player)
 
@@ -629,8 +625,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
         entry = server.entry(session_id)
         session = entry.session
         if not solvable(session.game):
-            raise ApiError(
-                409,
+            raise NoVerdicts(
                 "The solver gives verdicts for Connect Four with four in a row on "
                 "boards up to (rows + 1) * cols <= 64 only.",
             )

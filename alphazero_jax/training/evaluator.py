@@ -28,7 +28,8 @@ GATING_RULES = ("none", "win_ratio", "score")
 
 
 class Evaluator(NamedTuple):
-    """What an evaluation needs, built once per run (so each match compiles once)."""
+    """What an evaluation needs, built once per run and holding its jitted matches, so
+    that each match compiles once per run."""
 
     game: Game
     network_act_fn: Callable  # (variables, key, states) -> actions
@@ -36,6 +37,10 @@ class Evaluator(NamedTuple):
     num_games: int
     anchor: str
     opening_moves: int
+    # The jitted matches: the network against each baseline (in order), and against
+    # another network (earlier ones, and the best one when gating).
+    baseline_matches: tuple[arena.Match, ...]
+    network_match: arena.Match
     # Connect Four 6x7: the labelled positions judged at each evaluation (empty: none), and
     # the network's jitted (variables, states) -> values for its value accuracy there.
     perfect_play: tuple[perfect_play.Labels, ...] = ()
@@ -89,13 +94,16 @@ def make_evaluator(
     act_fn = agents.make_network_act_fn(
         game, apply_fn, search_settings, num_simulations=num_simulations
     )
+    baselines = tuple(agents.from_spec(game, spec) for spec in specs)
     return Evaluator(
         game=game,
         network_act_fn=act_fn,
-        baselines=tuple(agents.from_spec(game, spec) for spec in specs),
+        baselines=baselines,
         num_games=num_games,
         anchor=anchor,
         opening_moves=opening_moves,
+        baseline_matches=tuple(arena.make_match(game, act_fn, b.act_fn) for b in baselines),
+        network_match=arena.make_match(game, act_fn, act_fn),
         perfect_play=labels,
         value_fn=perfect_play.make_value_fn(game, apply_fn) if labels else None,
     )
@@ -161,8 +169,9 @@ def rate_network(
     """
     candidate = network_agent(evaluator, name, variables)
     opponents = [*evaluator.baselines, *(network_agent(evaluator, n, v) for n, v in past)]
+    matches = [*evaluator.baseline_matches, *[evaluator.network_match] * len(past)]
     results = []
-    for index, opponent in enumerate(opponents):
+    for index, (opponent, match) in enumerate(zip(opponents, matches, strict=True)):
         started = time.monotonic()
         result = arena.play(
             evaluator.game,
@@ -171,6 +180,7 @@ def rate_network(
             num_games=evaluator.num_games,
             key=jax.random.fold_in(key, index),
             opening_moves=evaluator.opening_moves,
+            match=match,
         )
         results.append(result)
         if on_result is not None:
@@ -200,6 +210,7 @@ def gate(
         num_games=num_games,
         key=key,
         opening_moves=evaluator.opening_moves,
+        match=evaluator.network_match,
     )
     return passes(result.total, rule=rule, threshold=threshold), result
 

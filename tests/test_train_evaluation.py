@@ -93,7 +93,8 @@ def test_train_evaluation__a_stop_inside_an_evaluation_saves_and_resumes_exactly
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
-def test_evaluator__rates_baselines_and_a_network_against_them():
+def _tiny_evaluator(*, num_games: int):
+    """A Tic-Tac-Toe evaluator of a tiny raw-policy network against greedy (and random)."""
     game = games.make("tic_tac_toe")
     apply_fn, variables = networks.make_network(game, channels=8, blocks=1, value_hidden=8)
     made = evaluator.make_evaluator(
@@ -102,8 +103,13 @@ def test_evaluator__rates_baselines_and_a_network_against_them():
         {"policy": "puct"},
         num_simulations=0,
         baselines=("greedy",),
-        num_games=8,
+        num_games=num_games,
     )
+    return made, variables
+
+
+def test_evaluator__rates_baselines_and_a_network_against_them():
+    made, variables = _tiny_evaluator(num_games=8)
     assert [agent.name for agent in made.baselines] == ["random", "greedy"]  # anchor added
     ratings = evaluator.rate_baselines(made, jax.random.key(0))
     assert ratings["random"] == 0.0 and ratings["greedy"] > 0
@@ -116,16 +122,7 @@ def test_evaluator__rates_baselines_and_a_network_against_them():
 
 
 def test_evaluator__holds_its_matches_and_each_compiles_once_per_run():
-    game = games.make("tic_tac_toe")
-    apply_fn, variables = networks.make_network(game, channels=8, blocks=1, value_hidden=8)
-    made = evaluator.make_evaluator(
-        game,
-        apply_fn,
-        {"policy": "puct"},
-        num_simulations=0,
-        baselines=("greedy",),
-        num_games=4,
-    )
+    made, variables = _tiny_evaluator(num_games=4)
     ratings = {"random": 0.0, "greedy": 100.0}
     evaluator.rate_network(made, variables, name="net 0", ratings=ratings, key=jax.random.key(0))
     evaluator.rate_network(

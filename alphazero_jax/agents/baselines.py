@@ -38,7 +38,7 @@ def greedy_agent(game: Game) -> Agent:
 
 
 def most_flips_agent(game: Game) -> Agent:
-    """Seed 002's greedy Othello player: the placement that flips the most discs (ties
+    """The classic greedy Othello player: the placement that flips the most discs (ties
     broken at random), or the pass when it must. Othello only."""
     if game.name != othello.NAME:
         raise ValueError(
@@ -83,7 +83,7 @@ def shortest_path_move(state: State, key: PRNGKey) -> Array:
 
 
 def shortest_path_agent(game: Game) -> Agent:
-    """Seed 002's greedy Quoridor player (``shortest_path_move``): it steps along a
+    """The greedy Quoridor player (``shortest_path_move``): it steps along a
     shortest path to its goal while it has at least as many walls in hand as the opponent,
     else it places the wall that lengthens the opponent's shortest path the most. Quoridor
     only."""

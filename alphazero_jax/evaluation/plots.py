@@ -322,7 +322,7 @@ def plot_training(records: Sequence[Mapping], path: str | None, *, title: str = 
 
 
 def plot_tdmcts_history(records: Sequence[Mapping], path: str | None, *, title: str = "") -> Figure:
-    """Seed 004's two plots of a TD-MCTS run: the tournament win rate (and score, a draw
+    """The two plots of a TD-MCTS run: the tournament win rate (and score, a draw
     counting half) against training episodes, and the positions in the table.
 
     Args:

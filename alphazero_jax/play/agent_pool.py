@@ -57,6 +57,7 @@ class AgentPool:
         self.programs: dict[tuple[Game, str], Programs] = {}  # the games of each agent held
         self.kept: set[tuple[Game, str]] = set()  # the warm-up's agents, never evicted
         self.warm_up_jobs: list[concurrent.futures.Future] = []
+        self.warm_up_total = 0  # compiles the warm-up will run, known before they start
         self._building: dict[tuple[Game, str], asyncio.Future] = {}
         self._closing: set[asyncio.Future] = set()  # evicted batchers stopping
         self.evicted = 0
@@ -134,6 +135,7 @@ class AgentPool:
     async def warm_up(self, wanted: Sequence[tuple[Game, str, State]]) -> None:
         """Compiles each ``(game, spec, example position)`` agent for every batch size, the
         smallest size of every agent first, in the background, and keeps these agents."""
+        self.warm_up_total = len(wanted) * len(self.sizes)
         batchers = []
         for game, spec, example in wanted:
             batchers.append((await self.get(game, spec), example))
@@ -148,7 +150,7 @@ class AgentPool:
         """The warm-up's progress, the compiler's work and the agents held."""
         jobs = self.warm_up_jobs
         return {
-            "warm_up": {"done": sum(job.done() for job in jobs), "total": len(jobs)},
+            "warm_up": {"done": sum(job.done() for job in jobs), "total": self.warm_up_total},
             "compiling": self.compiler.status(),
             "agents": [
                 {

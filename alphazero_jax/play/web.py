@@ -309,7 +309,8 @@ class Server:
     async def warm_up(self) -> None:
         """Compiles the ``warm_up_agents`` for every batch size (a batch of one for every
         game first), on the compiler's background lane. If that fails, the agents compile
-        when first played, and the error is printed."""
+        when first played, and the error is printed. Its first step runs before the
+        coroutine first waits, so the warm-up's size is known to the first request."""
         try:
             await self.pool.warm_up(self.warm_up_agents())
         except Exception as error:
@@ -488,6 +489,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: fastapi.FastAPI):
         warming = asyncio.create_task(server.warm_up()) if config.warm_up else None
+        await asyncio.sleep(0)  # the warm-up starts, and announces its size, before requests
         yield
         if warming is not None:
             warming.cancel()

@@ -150,7 +150,10 @@ class AgentPool:
         """The warm-up's progress, the compiler's work and the agents held."""
         jobs = self.warm_up_jobs
         return {
-            "warm_up": {"done": sum(job.done() for job in jobs), "total": self.warm_up_total},
+            "warm_up": {
+                "done": sum(job.done() for job in jobs),
+                "total": max(self.warm_up_total, len(jobs)),
+            },
             "compiling": self.compiler.status(),
             "agents": [
                 {

@@ -59,11 +59,13 @@ __all__ = [
     "uniform_choice",
 ]
 
+# The play page offers them in reverse order and starts with the first that plays the
+# chosen settings: the shipped network before perfect play, the baselines after.
 KINDS: tuple[AgentKind, ...] = (
     *baselines.KINDS,
     *td_agent.KINDS,
-    *alphazero.KINDS,
     *solver.KINDS,
+    *alphazero.KINDS,
 )
 SPECS: tuple[str, ...] = tuple(kind.grammar for kind in KINDS)
 

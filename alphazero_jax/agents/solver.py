@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from alphazero_jax.agents import registry
+from alphazero_jax.solvers import opening_book
 from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
 
 
@@ -28,7 +29,9 @@ def _solver_moves(
 ) -> np.ndarray:
     """Host side of ``solver_agent``: the best column of each board (0 for finished ones)."""
     from alphazero_jax.solvers import connect_four as solver
+    from alphazero_jax.solvers import opening_book
 
+    book = opening_book.shipped(rows, cols)
     boards, players, terminal, noise = map(np.asarray, (boards, players, terminal, noise))
     shape = terminal.shape
     boards = boards.reshape(-1, *boards.shape[-2:]).astype(np.uint64)
@@ -40,7 +43,7 @@ def _solver_moves(
     for index in np.flatnonzero(~terminal):
         mask = int(stones[index, 0] | stones[index, 1])
         position = int(stones[index, players[index]])
-        values = solver.move_scores_bits(position, mask, rows, cols, weak=not exact)
+        values = solver.move_scores_bits(position, mask, rows, cols, weak=not exact, book=book)
         values = np.array([-99 if v is None else v for v in values])
         best = values == values.max()
         actions[index] = np.argmax(np.where(best, noise[index], -1.0))
@@ -53,9 +56,9 @@ def solver_agent(game: Game, *, exact: bool = False) -> Agent:
     With ``exact=False`` (spec ``solver``) it draws uniformly among the moves with the best
     outcome (win > draw > loss), which keeps a won game won and a drawn one drawn; with
     ``exact=True`` (``solver:exact``) among the moves of best Pons score: the fastest win,
-    the slowest loss. There is no opening book: from about the 4th ply on a move takes up
-    to a minute (well under a second from about the 10th), in the first two or three
-    plies many minutes, so it suits positions from Pons' sets and the later part of games.
+    the slowest loss. It reads the opening book first (``solvers.opening_book``, where one
+    ships for the board size); without one a move takes up to a minute from about the 4th
+    ply on (well under a second from about the 10th), and many minutes in the first plies.
 
     Args:
       game: Connect Four with four in a row on a board the solver supports
@@ -99,17 +102,30 @@ def _parse(game: Game, spec: str, argument: str) -> Agent:
     return solver_agent(game, exact=argument == "exact")
 
 
+def _sizes_with_a_book(name: str) -> list[dict[str, int]]:
+    """The settings at which the play page offers the solver: the board sizes whose opening
+    book ships (elsewhere its first moves take minutes)."""
+    if name != "connect_four":
+        return []
+    return [
+        {"rows": rows, "cols": cols, "connect": 4} for rows, cols in opening_book.shipped_sizes()
+    ]
+
+
 KINDS = (
     registry.AgentKind(
         "solver",
         "solver[:exact]",
         "Perfect play (solver)",
         "perfect play from the exact solver, random among the moves of best outcome (`solver`) "
-        "or of best Pons score, the fastest win (`solver:exact`); no opening book: up to about "
-        "a minute per move from the 4th ply on, well under a second from about the 10th, and "
-        "many minutes in the first two or three plies",
+        "or of best Pons score, the fastest win and the slowest loss (`solver:exact`); it "
+        "reads the opening book where one ships (`solvers/opening_book.py`), else its first "
+        "moves take minutes",
         _parse,
         games=("connect_four",),
+        # Offered by the play page once an opening book ships (then its moves take seconds).
+        interactive=bool(opening_book.shipped_sizes()),
         example="solver",
+        only_settings=_sizes_with_a_book,
     ),
 )

@@ -16,7 +16,8 @@ centre columns and moves making more threats searched first, bounds remembered i
 transposition table, and at the root a binary search on the score with null windows
 (confined to [-1, 1] when only win, draw or loss is asked for: ``weak=True``). The table
 holds true bounds on a position's score, so it is kept across calls (one per board size).
-The first call compiles (numba caches the result on disk; BUILD.md gives the times).
+The first call compiles (numba caches the result on disk; BUILD.md gives the times). The
+search releases the GIL, so a long solve on one thread holds up no other (a server's).
 
 A search can be given a budget of nodes (``max_nodes``; ``verdicts`` is the entry point for
 it): once the budget is spent the search unwinds at once without writing to the table, so an
@@ -30,6 +31,9 @@ import functools
 import numpy as np
 from numba import njit
 
+from alphazero_jax.solvers import opening_book
+from alphazero_jax.solvers._bits import has_four
+
 _TABLE_BITS = 25  # 2**25 entries of 8 bytes: 256 MiB per board size.
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd, so key * _MIX (mod 2**64) is a bijection
 _UNKNOWN = 64  # a bound that says nothing: |score| <= 32 on every supported board
@@ -42,7 +46,7 @@ _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _popcount(x):
     x = x - ((x >> _U1) & _M1)
     x = (x & _M2) + ((x >> _U2) & _M2)
@@ -50,7 +54,7 @@ def _popcount(x):
     return np.int64((x * _H01) >> _U56)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _winning_cells(stones, mask, rows, full):
     """The empty cells where ``stones`` would complete four in a line (playable or not)."""
     result = (stones << _U1) & (stones << _U2) & (stones << _U3)  # vertical: only upwards
@@ -64,7 +68,7 @@ def _winning_cells(stones, mask, rows, full):
     return result & (full ^ mask)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _probe(table, key, shift, tag_mask):
     """The (lower, upper) bounds stored for ``key``, or (-_UNKNOWN, _UNKNOWN)."""
     hashed = key * _MIX
@@ -74,7 +78,7 @@ def _probe(table, key, shift, tag_mask):
     return np.int64((entry >> _U8) & _BYTE) - 128, np.int64(entry & _BYTE) - 128
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _store(table, key, shift, tag_mask, lower, upper):
     """Remembers ``lower <= score <= upper`` for ``key``, merged with what is there."""
     old_lower, old_upper = _probe(table, key, shift, tag_mask)
@@ -85,7 +89,7 @@ def _store(table, key, shift, tag_mask, lower, upper):
     table[hashed >> shift] = packed
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, scores):
     """Pons' score if it lies in (alpha, beta), else a bound beyond the window.
 
@@ -151,7 +155,7 @@ def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, 
     return alpha
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _solve(position, mask, plies, floor, ceiling, geometry, order, table, moves, scores):
     """Pons' score of a position that is not won, by null-window searches.
 
@@ -184,6 +188,9 @@ def _solve(position, mask, plies, floor, ceiling, geometry, order, table, moves,
     return low
 
 
+SHIPPED = "shipped"  # ``book=SHIPPED``: the package's opening book for the board size
+
+
 class SearchLimitReached(RuntimeError):
     """The solver spent its node budget (``max_nodes``) before it settled the answer."""
 
@@ -195,15 +202,6 @@ def check_size(rows: int, cols: int) -> None:
             f"Expected a board with rows >= 4, 4 <= cols <= 9 and (rows + 1) * cols <= 64 "
             f"(one uint64 bitboard), got rows={rows}, cols={cols}."
         )
-
-
-def _has_four(stones: int, rows: int) -> bool:
-    """Whether ``stones`` (a Python-int bitboard) hold four in a line."""
-    for step in (1, rows, rows + 1, rows + 2):
-        pairs = stones & (stones >> step)
-        if pairs & (pairs >> (2 * step)):
-            return True
-    return False
 
 
 def _replay(moves: str, rows: int, cols: int) -> tuple[int, int, bool]:
@@ -235,7 +233,7 @@ def _replay(moves: str, rows: int, cols: int) -> tuple[int, int, bool]:
             )
         position ^= mask
         mask |= mask + (1 << (column * (rows + 1)))
-        if _has_four(position ^ mask, rows):  # the stones of the player who just moved
+        if has_four(position ^ mask, rows):  # the stones of the player who just moved
             won_at = index
     return position, mask, won_at is not None
 
@@ -279,13 +277,17 @@ def _solve_bits(
     floor: int = -_UNKNOWN,
     ceiling: int = _UNKNOWN,
     scratch: tuple[np.ndarray, np.ndarray] | None = None,
+    book: opening_book.Book | None = None,
 ) -> int:
     """The score of a position that is not won, if it lies in [floor, ceiling]; else a
-    bound beyond the side it lies on. Spends the budget in ``scratch`` (``_scratch``; None:
-    unlimited) and raises ``SearchLimitReached`` when it runs out."""
+    bound beyond the side it lies on (the exact score where ``book`` covers the position).
+    Spends the budget in ``scratch`` (``_scratch``; None: unlimited) and raises
+    ``SearchLimitReached`` when it runs out."""
+    plies = mask.bit_count()
+    if book is not None and book.covers(plies):
+        return book.score(position, mask)
     moves, scores = _scratch(rows, cols, None) if scratch is None else scratch
     geometry, order, table = _tables(rows, cols)
-    plies = mask.bit_count()
     result = int(
         _solve(
             np.uint64(position),
@@ -317,12 +319,40 @@ def _sign(
     cols: int,
     floor: int = -1,
     scratch: tuple[np.ndarray, np.ndarray] | None = None,
+    book: opening_book.Book | None = None,
 ) -> int:
     """1, 0 or -1: win, draw or loss for the side to move (a score >= floor is known)."""
-    return int(np.sign(_solve_bits(position, mask, rows, cols, floor, 1, scratch)))
+    return int(np.sign(_solve_bits(position, mask, rows, cols, floor, 1, scratch, book)))
 
 
-def score(moves: str, *, rows: int = 6, cols: int = 7, weak: bool = False) -> int:
+def _book(rows: int, cols: int, book: opening_book.Book | str | None) -> opening_book.Book | None:
+    """The book to read: ``"shipped"``: the package's for this size (or None); a ``Book``
+    must be of this size."""
+    if isinstance(book, str):
+        if book != SHIPPED:
+            raise ValueError(f"book: expected {SHIPPED!r}, a Book or None, got {book!r}.")
+        return opening_book.shipped(rows, cols)
+    if book is not None and (book.rows, book.cols) != (rows, cols):
+        raise ValueError(
+            f"book: expected a book of {rows}x{cols}, got one of {book.rows}x{book.cols}."
+        )
+    return book
+
+
+def search_score(position: int, mask: int, rows: int, cols: int) -> int:
+    """Pons' score of a bitboard position (this module's layout, not won) by search alone,
+    without any book: what makes a book."""
+    return _solve_bits(position, mask, rows, cols)
+
+
+def score(
+    moves: str,
+    *,
+    rows: int = 6,
+    cols: int = 7,
+    weak: bool = False,
+    book: opening_book.Book | str | None = SHIPPED,
+) -> int:
     """Pons' score of the position after ``moves``, for the side to move.
 
     Args:
@@ -331,6 +361,8 @@ def score(moves: str, *, rows: int = 6, cols: int = 7, weak: bool = False) -> in
         cols: board width (at most 9: one digit per column).
         weak: only win, draw or loss: returns 1, 0 or -1 (the sign of the score), which
             is found much faster than the exact score near the start of a game.
+        book: the opening book read first: ``"shipped"`` (the package's for this size,
+            if any), a ``opening_book.Book``, or None (search only).
 
     Returns:
         Positive: the side to move wins, ``(rows * cols + 1 - len(moves)) // 2`` when its
@@ -344,9 +376,10 @@ def score(moves: str, *, rows: int = 6, cols: int = 7, weak: bool = False) -> in
     position, mask, won = _replay(moves, rows, cols)
     if won:
         raise ValueError(f"The position {moves!r} is over (four in a line): nothing to score.")
+    book = _book(rows, cols, book)
     if weak:
-        return _sign(position, mask, rows, cols)
-    return _solve_bits(position, mask, rows, cols)
+        return _sign(position, mask, rows, cols, book=book)
+    return _solve_bits(position, mask, rows, cols, book=book)
 
 
 def move_scores(
@@ -356,6 +389,7 @@ def move_scores(
     cols: int = 7,
     weak: bool = False,
     max_nodes: int | None = None,
+    book: opening_book.Book | str | None = SHIPPED,
 ) -> list[int | None]:
     """The score of playing each column, for the side to move now.
 
@@ -365,7 +399,9 @@ def move_scores(
         cols: board width (at most 9).
         weak: only the sign of each score (1, 0 or -1), as in ``score``.
         max_nodes: the most positions searched, over all columns together (some 5 million
-            a second); None: no limit.
+            a second); None: no limit. Positions the book covers cost none.
+        book: as in ``score``; with the shipped 6x7 book every position above its depth
+            is answered from it alone.
 
     Returns:
         [cols] scores, index c for column c + 1, None for a full column; the best equals
@@ -379,11 +415,18 @@ def move_scores(
     position, mask, won = _replay(moves, rows, cols)
     if won or mask.bit_count() == rows * cols:
         raise ValueError(f"The position {moves!r} is over (won or full): it has no moves.")
-    return move_scores_bits(position, mask, rows, cols, weak=weak, max_nodes=max_nodes)
+    return move_scores_bits(
+        position, mask, rows, cols, weak=weak, max_nodes=max_nodes, book=_book(rows, cols, book)
+    )
 
 
 def verdicts(
-    moves: str, *, rows: int = 6, cols: int = 7, max_nodes: int | None = None
+    moves: str,
+    *,
+    rows: int = 6,
+    cols: int = 7,
+    max_nodes: int | None = None,
+    book: opening_book.Book | str | None = SHIPPED,
 ) -> list[int | None]:
     """Whether playing each column wins, draws or loses, within a budget of nodes.
 
@@ -395,7 +438,8 @@ def verdicts(
         rows: board height.
         cols: board width (at most 9).
         max_nodes: the most positions searched, over all columns together (some 5 million
-            a second); None: no limit (minutes near the start of a 6x7 game).
+            a second); None: no limit (minutes near the start of a 6x7 game without a book).
+        book: as in ``score``.
 
     Returns:
         [cols] verdicts for the side to move, index c for column c + 1: 1 (playing it
@@ -405,7 +449,7 @@ def verdicts(
         ValueError: as ``move_scores``.
         SearchLimitReached: ``max_nodes`` were searched before every verdict was known.
     """
-    return move_scores(moves, rows=rows, cols=cols, weak=True, max_nodes=max_nodes)
+    return move_scores(moves, rows=rows, cols=cols, weak=True, max_nodes=max_nodes, book=book)
 
 
 def move_scores_bits(
@@ -416,25 +460,28 @@ def move_scores_bits(
     *,
     weak: bool = False,
     max_nodes: int | None = None,
+    book: opening_book.Book | None = None,
 ) -> list[int | None]:
-    """``move_scores`` of a bitboard (this module's layout) that is not won and not full."""
+    """``move_scores`` of a bitboard (this module's layout) that is not won and not full,
+    reading ``book`` (None: search only)."""
     scratch = _scratch(rows, cols, max_nodes)  # one budget for all the searches
     win = (rows * cols + 1 - mask.bit_count()) // 2
     # Weak: the position's own sign first bounds its moves' (and warms the table for them).
-    best = _sign(position, mask, rows, cols, scratch=scratch) if weak else None
+    best = _sign(position, mask, rows, cols, scratch=scratch, book=book) if weak else None
     result: list[int | None] = []
     for column in range(cols):
         bottom = 1 << (column * (rows + 1))
         move = (mask + bottom) & (((1 << rows) - 1) * bottom)
+        child = (position ^ mask, mask | move)
         if not move:
             result.append(None)
-        elif _has_four(position | move, rows):
+        elif has_four(position | move, rows):
             result.append(1 if weak else win)
         elif not weak:
-            result.append(-_solve_bits(position ^ mask, mask | move, rows, cols, scratch=scratch))
+            result.append(-_solve_bits(*child, rows, cols, scratch=scratch, book=book))
         elif best == -1:  # every move loses
             result.append(-1)
         else:  # after any move of a drawn position the opponent's score is >= 0
             floor = 0 if best == 0 else -1
-            result.append(-_sign(position ^ mask, mask | move, rows, cols, floor, scratch))
+            result.append(-_sign(*child, rows, cols, floor, scratch, book))
     return result

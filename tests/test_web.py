@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 import warnings
+from unittest import mock
 
 import httpx
 import jax
@@ -24,6 +25,7 @@ from alphazero_jax.play import batching, web
 from alphazero_jax.play import session as play_session
 from alphazero_jax.play.agent_pool import AgentPool, PoolFull
 from alphazero_jax.play.compiler import Compiler
+from alphazero_jax.solvers import opening_book
 
 with warnings.catch_warnings():  # newer Starlette prefers httpx2 to httpx; both work
     warnings.simplefilter("ignore")
@@ -297,8 +299,43 @@ def test_solver_verdicts_per_column(client):
 
 def test_verdicts_beyond_the_node_budget_are_unknown():
     with TestClient(web.create_app(web.ServerConfig(verdict_nodes=10))) as client:
-        view = new(client, game="connect_four", moves="4")
+        # A Middle-Medium position of Pons' (15 plies): deeper than any opening book.
+        view = new(client, game="connect_four", moves="274552224131661")
         answer = client.get(f"/api/sessions/{view['id']}/verdicts").json()
+        assert answer["verdicts"] is None and "too far" in answer["reason"]
+
+
+def test_a_long_solve_holds_up_no_other_request():
+    # The solver searches the empty 6x7 board (no book: 10 million nodes, seconds) on a
+    # thread of its own without the GIL; meanwhile a game against random goes on.
+    config = web.ServerConfig(verdict_nodes=10_000_000)
+    with TestClient(web.create_app(config)) as client:
+        solving = new(client, game="connect_four")
+        playing = new(client, game="connect_four", agent="random")
+        started, verdicts = threading.Event(), web._verdicts
+
+        def solve(*args):
+            started.set()
+            return verdicts(*args)
+
+        with (
+            mock.patch.object(opening_book, "shipped", lambda rows, cols: None),
+            mock.patch.object(web, "_verdicts", solve),
+        ):
+            answer = {}
+            asker = threading.Thread(
+                target=lambda: answer.update(
+                    client.get(f"/api/sessions/{solving['id']}/verdicts").json()
+                )
+            )
+            asker.start()
+            started.wait()
+            time.sleep(0.2)  # into the search, which takes seconds
+            for move in ("4", "4", "4"):
+                view = client.post(f"/api/sessions/{playing['id']}/moves", json={"move": move})
+                assert view.status_code == 200
+            assert not answer, "the game waited for the solver"
+            asker.join()
         assert answer["verdicts"] is None and "too far" in answer["reason"]
 
 

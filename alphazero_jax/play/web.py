@@ -35,6 +35,7 @@ are batched (``batching.Batcher``); at most ``max_agents`` agents are held
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import json
@@ -68,6 +69,7 @@ from alphazero_jax.play.session import (
 from alphazero_jax.types import Game
 
 STATIC = pathlib.Path(__file__).parent / "static"
+VERDICTS_KEPT = 4096  # the solver's answers a server keeps
 TITLES = {
     "connect_four": "Connect Four",
     "othello": "Othello",
@@ -88,8 +90,9 @@ class ServerConfig:
         one position at a time; None: ``batching.default_sizes()`` (up to 8 on a CPU, 64
         on an accelerator).
       batch_wait: seconds a search waits for others to join its batch.
-      verdict_nodes: the solver's node budget for one verdict request; beyond it the
-        verdicts are reported unknown (the opening can take minutes to solve).
+      verdict_nodes: the solver's node budget for one verdict request (some 5 million a
+        second, on a thread of its own that holds up no other request); beyond it the
+        verdicts are reported unknown. The opening book, where one ships, costs none.
       max_simulations, max_depth: the strongest network/MCTS search and alpha-beta depth a
         client may ask for.
       warm_up: compile the shipped agents' searches (at their default strength, every
@@ -104,7 +107,7 @@ class ServerConfig:
     max_body_bytes: int = 16_384
     batch_sizes: tuple[int, ...] | None = None
     batch_wait: float = 0.002
-    verdict_nodes: int = 3_000_000
+    verdict_nodes: int = 20_000_000
     max_simulations: int = 1024
     max_depth: int = 6
     warm_up: bool = False
@@ -259,6 +262,8 @@ class Server:
             label_fn=describe,
         )
         self.solver_lock = asyncio.Lock()
+        # The verdicts of recent positions, (game, moves) -> answer, oldest first out.
+        self.verdicts: collections.OrderedDict = collections.OrderedDict()
         self.warm = not config.warm_up  # True once the warm-up compiled everything
 
     async def batcher(self, game: Game, spec: str) -> Batcher:
@@ -633,9 +638,15 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
             )
         if session.over:
             return {"verdicts": {}, "reason": "the game is over"}
-        moves = session.moves_text()
+        key = (session.game, session.moves_text())
         async with server.solver_lock:  # one solver (and its table) per process
-            return await asyncio.to_thread(_verdicts, session.game, moves, config.verdict_nodes)
+            if key not in server.verdicts:
+                answer = await asyncio.to_thread(_verdicts, *key, config.verdict_nodes)
+                server.verdicts[key] = answer
+                if len(server.verdicts) > VERDICTS_KEPT:
+                    server.verdicts.popitem(last=False)
+            server.verdicts.move_to_end(key)
+            return server.verdicts[key]
 
     app.mount("/", staticfiles.StaticFiles(directory=STATIC, html=True), name="page")
     app.add_middleware(_BodyLimit, limit=config.max_body_bytes, seconds=config.body_seconds)

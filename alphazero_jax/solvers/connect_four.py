@@ -34,7 +34,7 @@ from numba import njit
 from alphazero_jax.solvers import opening_book
 from alphazero_jax.solvers._bits import has_four
 
-_TABLE_BITS = 25  # 2**25 entries of 8 bytes: 256 MiB per board size.
+_TABLE_BITS = 20  # 2**20 entries of 8 bytes (8 MiB) per board size: see BUILD.md, "Solver speed"
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd, so key * _MIX (mod 2**64) is a bijection
 _UNKNOWN = 64  # a bound that says nothing: |score| <= 32 on every supported board
 _UNLIMITED = 1 << 62  # a node budget no search spends

@@ -7,8 +7,9 @@ Solves every position at ``--depth`` plies that is not over (one of each mirror 
 with the library's solver, ``--workers`` processes at once, each with its own
 transposition table; then scores every position above by negamax over its children
 (``solvers.opening_book.complete``) and writes the book. Resumable: each solved position
-is appended to ``<workdir>/frontier.txt`` as it comes, and a new run skips those. Ctrl-C
-stops it; run it again to go on.
+is appended to ``<workdir>/frontier.txt`` as it comes (with the seconds it took), and a new
+run skips those; ``<workdir>/progress.json`` adds up the time. Ctrl-C (or a kill) stops it;
+run it again to go on.
 """
 
 from __future__ import annotations
@@ -45,15 +46,17 @@ def _solve(task: tuple[int, int, list[tuple[int, int, int]]]) -> list[tuple[int,
     return solved
 
 
-def _read_progress(path: pathlib.Path) -> dict[int, int]:
-    """The frontier scores written so far (a torn last line, from a kill, is skipped)."""
-    done = {}
+def _read_progress(path: pathlib.Path) -> tuple[dict[int, int], float]:
+    """The frontier scores written so far and the solver's seconds on them (a torn last
+    line, from a kill, is skipped)."""
+    done, seconds = {}, 0.0
     if path.is_file():
         for line in path.read_text().splitlines():
             parts = line.split()
             if len(parts) == 3:
                 done[int(parts[0])] = int(parts[1])
-    return done
+                seconds += float(parts[2])
+    return done, seconds
 
 
 def main(argv: list[str]) -> None:
@@ -75,13 +78,13 @@ def main(argv: list[str]) -> None:
             f"{workdir} holds a book of {meta['rows']}x{meta['cols']} to depth "
             f"{meta['depth']}, not {rows}x{cols} to depth {depth}: choose another --workdir."
         )
-    meta = {"rows": rows, "cols": cols, "depth": depth, "seconds": 0.0, "cpu_seconds": 0.0} | meta
+    meta = {"rows": rows, "cols": cols, "depth": depth, "seconds": 0.0} | meta
 
-    start = time.perf_counter()
+    start, seconds_before = time.perf_counter(), meta["seconds"]
     found = opening_book.levels(rows, cols, depth)
     counts = [len(level) for level in found]
     print(f"Positions per ply (one per mirror pair): {counts}", flush=True)
-    done = _read_progress(progress_file)
+    done, meta["cpu_seconds"] = _read_progress(progress_file)
     frontier = found[depth]
     todo = sorted(key for key in frontier if key not in done)
     print(f"{len(done)} of {len(frontier)} at ply {depth} solved before; {len(todo)} to go.")
@@ -101,6 +104,8 @@ def main(argv: list[str]) -> None:
                     done[key] = score
                     meta["cpu_seconds"] += seconds
                 out.flush()
+                meta["seconds"] = seconds_before + time.perf_counter() - start
+                meta_file.write_text(json.dumps(meta, indent=1) + "\n")
                 solved_now += len(solved)
                 elapsed = time.perf_counter() - start
                 if elapsed - shown >= 60 or solved_now == len(todo):
@@ -112,7 +117,7 @@ def main(argv: list[str]) -> None:
                         flush=True,
                     )
     finally:
-        meta["seconds"] += time.perf_counter() - start
+        meta["seconds"] = seconds_before + time.perf_counter() - start
         meta_file.write_text(json.dumps(meta, indent=1) + "\n")
 
     scores = opening_book.complete(rows, cols, found, done)

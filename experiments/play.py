@@ -48,10 +48,21 @@ def _spec() -> str:
 def main(argv: list[str]) -> None:
     cli.begin(argv)
     from alphazero_jax import games
+    from alphazero_jax.agents import pretrained
     from alphazero_jax.play import session, terminal
 
     try:
-        game = games.make(_GAME.value, **cli.parse_settings(_SETTINGS.value))
+        settings = cli.parse_settings(_SETTINGS.value)
+        found = agents.find_kind(_spec())
+        if not settings and found and found[0].kind == f"az:{pretrained.SPEC_NAME}":
+            settings = pretrained.settings_to_play(_GAME.value)  # where a network ships
+            if settings:
+                shown = ",".join(f"{name}={value}" for name, value in settings.items())
+                print(
+                    f"Playing {_GAME.value} at {shown}, where its shipped agent plays "
+                    "(--game_settings for other settings, with another --agent)."
+                )
+        game = games.make(_GAME.value, **settings)
         agent = agents.from_spec(game, _spec())
     except (ValueError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -280,6 +280,25 @@ def test_play_entry_point__a_bad_agent_is_one_line_and_status_2():
     assert done.returncode == 2 and "error: Unknown agent spec 'nope'" in done.stderr
 
 
+def test_pretrained__settings_to_play_are_where_a_network_ships(tmp_path):
+    from alphazero_jax.agents import pretrained
+
+    assert pretrained.settings_to_play("connect_four") == {}  # its default size ships
+    assert pretrained.settings_to_play("othello") == {"size": 6, "legal_plane": 1}
+    assert pretrained.settings_to_play("othello", folder=tmp_path) == {}  # none ships
+
+
+def test_play_entry_point__othello_starts_where_its_shipped_agent_plays():
+    command = [sys.executable, "-m", "experiments.play", "--game=othello"]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    done = subprocess.run(
+        command, cwd=REPO, env=env, input="quit\n", capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Playing othello at size=6,legal_plane=1, where its shipped agent plays" in (done.stdout)
+    assert "against az:pretrained" in done.stdout and "a b c d e f\n" in done.stdout
+
+
 def test_pretrained__every_shipped_agent_loads_and_plays_its_game():
     from alphazero_jax.agents import pretrained
 

@@ -24,7 +24,7 @@ import flax.serialization
 import jax
 import ml_collections
 
-from alphazero_jax import networks, runs
+from alphazero_jax import games, networks, runs
 from alphazero_jax.types import Game
 
 SPEC_NAME = "pretrained"
@@ -56,6 +56,17 @@ def shipped(name: str, folder: pathlib.Path | None = None) -> list[dict[str, int
     folder = directory() if folder is None else folder
     described = [json.loads((folder / key / AGENT_FILE).read_text()) for key in available(folder)]
     return [d["settings"] for d in described if d["game"] == name]
+
+
+def settings_to_play(name: str, folder: pathlib.Path | None = None) -> dict[str, int]:
+    """Settings of the game ``name`` at which ``az:pretrained`` plays: ``{}`` (the game's
+    defaults) when an agent ships for them, else those of the first agent shipped for the
+    game (Othello's is 6x6), else ``{}`` (none ships: ``from_spec`` says so)."""
+    found = shipped(name, folder)
+    defaults = dict(games.make(name).settings)
+    if not found or defaults in found:
+        return {}
+    return dict(found[0])
 
 
 def recorded_simulations(name: str | None, folder: pathlib.Path | None = None) -> int | None:

@@ -128,6 +128,11 @@ def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, 
     for column in order[::-1]:
         move = possible & column
         if move:
+            # Enhanced transposition cutoff: a child's stored upper bound may refute us.
+            _, child_upper = _probe(table, (position ^ mask) + (mask | move), shift, tag_mask)
+            if -child_upper >= beta:
+                _store(table, key, shift, tag_mask, -child_upper, _UNKNOWN)
+                return -child_upper
             promise = _popcount(_winning_cells(position | move, mask, rows, full))
             slot = count
             while slot > 0 and scores[plies, slot - 1] > promise:

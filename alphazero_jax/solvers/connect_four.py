@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from alphazero_jax.solvers import opening_book
-from alphazero_jax.solvers._bits import has_four
+from alphazero_jax.solvers._bits import has_four, moves_of
 
 _TABLE_BITS = 20  # 2**20 entries of 8 bytes (8 MiB) per board size: see BUILD.md, "Solver speed"
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd, so key * _MIX (mod 2**64) is a bijection
@@ -473,10 +473,10 @@ def move_scores_bits(
     win = (rows * cols + 1 - mask.bit_count()) // 2
     # Weak: the position's own sign first bounds its moves' (and warms the table for them).
     best = _sign(position, mask, rows, cols, scratch=scratch, book=book) if weak else None
+    playable = dict(moves_of(mask, rows, cols))
     result: list[int | None] = []
     for column in range(cols):
-        bottom = 1 << (column * (rows + 1))
-        move = (mask + bottom) & (((1 << rows) - 1) * bottom)
+        move = playable.get(column, 0)
         child = (position ^ mask, mask | move)
         if not move:
             result.append(None)

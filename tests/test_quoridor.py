@@ -1,5 +1,5 @@
 """Quoridor: hand-drawn positions (jumps, diagonals, sealing, crossing and overlapping walls,
-the move cap), notation, symmetry, the heuristic and seed 002's greedy player.
+the move cap), notation, symmetry, the heuristic and Gavriilidis (2019)'s greedy player.
 
 Positions are drawn with ``positions.quoridor``: squares and walls in the game's notation
 (rows 1..size from the top; the first player, X, starts on the bottom row and heads up).

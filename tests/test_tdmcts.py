@@ -1,4 +1,4 @@
-"""TD-MCTS (seed 004): the TD backup on a path worked out on paper, the hash table's
+"""TD-MCTS (Swayne (2020)): the TD backup on a path worked out on paper, the hash table's
 insert, lookup, duplicate and collision behaviour, a sign check on a position with one
 right move, tournament mode never writing, the agent spec, exact resume of training, and
 a trained table beating its untrained self at Tic-Tac-Toe."""

@@ -12,8 +12,9 @@ holds every stone and ``position`` the stones of the side to move. Playing ``mov
 single bit) is ``position ^= mask; mask |= move``.
 
 The search: immediate wins first, moves that hand the opponent an immediate win dropped,
-centre columns and moves making more threats searched first, bounds remembered in a
-transposition table, and at the root a binary search on the score with null windows
+the move that was best here before, then moves making more threats, then centre columns
+searched first, bounds and best moves remembered in a transposition table (two entries a
+bucket, one kept for the largest search that came to it), and at the root a binary search on the score with null windows
 (confined to [-1, 1] when only win, draw or loss is asked for: ``weak=True``). The table
 holds true bounds on a position's score, so it is kept across calls (one per board size).
 The first call compiles (numba caches the result on disk; BUILD.md gives the times). The
@@ -34,12 +35,15 @@ from numba import njit
 from alphazero_jax.solvers import opening_book
 from alphazero_jax.solvers._bits import has_four, moves_of
 
-_TABLE_BITS = 20  # 2**20 entries of 8 bytes (8 MiB) per board size: see BUILD.md, "Solver speed"
+_BUCKET_BITS = 18  # 2**18 buckets of 32 bytes (8 MiB) per board size: BUILD.md, "Solver speed"
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd, so key * _MIX (mod 2**64) is a bijection
 _UNKNOWN = 64  # a bound that says nothing: |score| <= 32 on every supported board
 _UNLIMITED = 1 << 62  # a node budget no search spends
 _U0, _U1, _U2, _U3 = np.uint64(0), np.uint64(1), np.uint64(2), np.uint64(3)
 _U8, _U16, _U56, _BYTE = np.uint64(8), np.uint64(16), np.uint64(56), np.uint64(0xFF)
+_NIBBLE, _FIRST_BEST, _SECOND_BEST = np.uint64(0xF), np.uint64(0xF00), np.uint64(0xF000)
+_RANKS = 16  # more than the columns of any board: a move's promise holds its rank below it
+_FIRST = 1 << 20  # the promise of the table's best move: above any count of threats
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
@@ -70,23 +74,52 @@ def _winning_cells(stones, mask, rows, full):
 
 @njit(cache=True, nogil=True)
 def _probe(table, key, shift, tag_mask):
-    """The (lower, upper) bounds stored for ``key``, or (-_UNKNOWN, _UNKNOWN)."""
+    """``(lower, upper, best)`` stored for ``key``: its bounds and its best move's rank in
+    the column order plus one (0: none), or ``(-_UNKNOWN, _UNKNOWN, 0)``."""
     hashed = key * _MIX
-    entry = table[hashed >> shift]
-    if (entry >> _U16) != (hashed & tag_mask) + _U1:
-        return -_UNKNOWN, _UNKNOWN
-    return np.int64((entry >> _U8) & _BYTE) - 128, np.int64(entry & _BYTE) - 128
+    bucket = hashed >> shift
+    tag = (hashed & tag_mask) + _U1
+    for slot in range(2):
+        entry = table[bucket, slot]
+        if (entry >> _U16) == tag:
+            best = np.int64((table[bucket, 2] >> np.uint64(8 + 4 * slot)) & _NIBBLE)
+            return np.int64((entry >> _U8) & _BYTE) - 128, np.int64(entry & _BYTE) - 128, best
+    return -_UNKNOWN, _UNKNOWN, 0
 
 
 @njit(cache=True, nogil=True)
-def _store(table, key, shift, tag_mask, lower, upper):
-    """Remembers ``lower <= score <= upper`` for ``key``, merged with what is there."""
-    old_lower, old_upper = _probe(table, key, shift, tag_mask)
-    lower, upper = max(lower, old_lower), min(upper, old_upper)
+def _store(table, key, shift, tag_mask, plies, lower, upper, best):
+    """Remembers ``lower <= score <= upper`` for ``key`` (``plies`` stones), merged with
+    what is there, and its best move (``best``, as ``_probe`` gives it; 0 keeps the old).
+
+    A bucket is four words: two entries (tag, lower, upper), then the stones of the first
+    entry's position (bits 0-7) and each entry's best move (bits 8-11, 12-15). The first
+    entry keeps the position with the fewest stones (the largest search) that came to the
+    bucket, the second the latest other one; a position that displaces the first moves its
+    old entry to the second."""
     hashed = key * _MIX
+    bucket = hashed >> shift
     tag = (hashed & tag_mask) + _U1
-    packed = (tag << _U16) | (np.uint64(lower + 128) << _U8) | np.uint64(upper + 128)
-    table[hashed >> shift] = packed
+    first, second, info = table[bucket, 0], table[bucket, 1], table[bucket, 2]
+    slot = 0 if (first >> _U16) == tag else 1 if (second >> _U16) == tag else -1
+    if slot >= 0:
+        entry = table[bucket, slot]
+        lower = max(lower, np.int64((entry >> _U8) & _BYTE) - 128)
+        upper = min(upper, np.int64(entry & _BYTE) - 128)
+        if best == 0:
+            best = np.int64((info >> np.uint64(8 + 4 * slot)) & _NIBBLE)
+    else:
+        if first == _U0 or plies <= np.int64(info & _BYTE):
+            if first != _U0:
+                table[bucket, 1] = first
+                info = (info & ~_SECOND_BEST) | ((info & _FIRST_BEST) << np.uint64(4))
+            info = (info & ~_BYTE) | np.uint64(plies)
+            slot = 0
+        else:
+            slot = 1
+    offset = np.uint64(8 + 4 * slot)
+    table[bucket, 2] = (info & ~(_NIBBLE << offset)) | (np.uint64(best) << offset)
+    table[bucket, slot] = (tag << _U16) | (np.uint64(lower + 128) << _U8) | np.uint64(upper + 128)
 
 
 @njit(cache=True, nogil=True)
@@ -117,23 +150,30 @@ def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, 
     if alpha >= beta:
         return alpha
     key = position + mask
-    lower, upper = _probe(table, key, shift, tag_mask)
+    lower, upper, best = _probe(table, key, shift, tag_mask)
     if lower >= beta:
         return lower
     upper = min(upper, (cells - 1 - plies) // 2)  # we cannot win with this stone
     if upper <= alpha:
         return upper
     beta = min(beta, upper)
-    count = 0  # moves[plies, :count] sorted by ascending promise, best last
-    for column in order[::-1]:
-        move = possible & column
+    # moves[plies, :count] sorted by ascending promise, best last. A move's promise: the
+    # table's best move above all, then the threats it makes, then the centre; its rank in
+    # ``order`` is kept in the low bits, ``_RANKS - 1 - rank``.
+    count = 0
+    for rank in range(len(order) - 1, -1, -1):
+        move = possible & order[rank]
         if move:
             # Enhanced transposition cutoff: a child's stored upper bound may refute us.
-            _, child_upper = _probe(table, (position ^ mask) + (mask | move), shift, tag_mask)
+            _, child_upper, _ = _probe(table, (position ^ mask) + (mask | move), shift, tag_mask)
             if -child_upper >= beta:
-                _store(table, key, shift, tag_mask, -child_upper, _UNKNOWN)
+                _store(table, key, shift, tag_mask, plies, -child_upper, _UNKNOWN, rank + 1)
                 return -child_upper
-            promise = _popcount(_winning_cells(position | move, mask, rows, full))
+            if rank + 1 == best:
+                promise = _FIRST
+            else:
+                promise = _popcount(_winning_cells(position | move, mask, rows, full)) * _RANKS
+            promise += _RANKS - 1 - rank
             slot = count
             while slot > 0 and scores[plies, slot - 1] > promise:
                 moves[plies, slot] = moves[plies, slot - 1]
@@ -142,7 +182,7 @@ def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, 
             moves[plies, slot] = move
             scores[plies, slot] = promise
             count += 1
-    exact = False
+    best = 0
     for slot in range(count - 1, -1, -1):
         move = moves[plies, slot]
         child = position ^ mask
@@ -152,11 +192,12 @@ def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, 
         if scores[cells + 1, 0] < 0:  # aborted: the score means nothing, keep it out of table
             return 0
         if score >= beta:
-            _store(table, key, shift, tag_mask, score, _UNKNOWN)
+            rank = _RANKS - 1 - scores[plies, slot] % _RANKS
+            _store(table, key, shift, tag_mask, plies, score, _UNKNOWN, rank + 1)
             return score
         if score > alpha:
-            alpha, exact = score, True
-    _store(table, key, shift, tag_mask, alpha if exact else -_UNKNOWN, alpha)
+            alpha, best = score, _RANKS - scores[plies, slot] % _RANKS
+    _store(table, key, shift, tag_mask, plies, -_UNKNOWN if best == 0 else alpha, alpha, best)
     return alpha
 
 
@@ -250,10 +291,10 @@ def _tables(rows: int, cols: int) -> tuple[tuple, np.ndarray, np.ndarray]:
     bottom = sum(1 << (c * (rows + 1)) for c in range(cols))
     full = bottom * column_bits
     geometry = (np.uint64(rows), np.uint64(bottom), np.uint64(full), rows * cols)
-    geometry += (np.uint64(64 - _TABLE_BITS), np.uint64((1 << (64 - _TABLE_BITS)) - 1))
+    geometry += (np.uint64(64 - _BUCKET_BITS), np.uint64((1 << (64 - _BUCKET_BITS)) - 1))
     centre_first = sorted(range(cols), key=lambda c: (abs(2 * c - (cols - 1)), -c))
     order = np.array([column_bits << (c * (rows + 1)) for c in centre_first], np.uint64)
-    return geometry, order, np.zeros(1 << _TABLE_BITS, np.uint64)
+    return geometry, order, np.zeros((1 << _BUCKET_BITS, 4), np.uint64)
 
 
 def _scratch(rows: int, cols: int, max_nodes: int | None) -> tuple[np.ndarray, np.ndarray]:

@@ -1,12 +1,17 @@
-# Two commands set everything up on a fresh machine that has Python >= 3.11:
-#   make train  -- create .venv, install the package, train Connect Four into runs/ (the
-#                  `cpu` preset when JAX sees no accelerator); run it again to resume.
-#   make test   -- create .venv, install the package with its test extra, lint and test.
-#   make play   -- play Connect Four in the terminal against the shipped agent
-#                  (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).
-#   make serve  -- play in a browser: http://127.0.0.1:8000/ (SERVE_ARGS="--host=0.0.0.0"
-#                  for the whole network; see the README's warning).
-#   make bench  -- also install the bench extra (pgx) and run the games' speed benchmark
+# Set-up and the main jobs; each target creates .venv and installs what it needs first:
+#   make install   -- create .venv and install the package (with the accelerator's JAX).
+#   make train     -- train Connect Four into runs/ (the `cpu` preset when JAX sees no
+#                     accelerator, `default` on a GPU or TPU); run it again to resume.
+#   make test      -- install the test extra, lint and run every test (as CI does).
+#   make test-fast -- the same without the tests marked slow (development).
+#   make play      -- play Connect Four in the terminal against the shipped agent
+#                     (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).
+#   make serve     -- play in a browser: http://127.0.0.1:8000/ (SERVE_ARGS="--host=0.0.0.0"
+#                     for the whole network; see the README's warning).
+#   make bench     -- also install the bench extra (pgx) and run the games' speed benchmark.
+# The accelerator: `cuda` where `nvidia-smi` lists a GPU, `tpu` where a TPU shows as
+# /dev/accel0 (Cloud TPU v2-v4 VMs; pass ACCEL=tpu on v5e and later, whose chips show as
+# /dev/vfio devices), else none (the CPU build of JAX). ACCEL=cuda, tpu or none overrides.
 # JAX 0.11 and newer need Python >= 3.12: the first interpreter that has it (on PATH, or
 # installed by pyenv), else python3 (which gets JAX 0.10).
 PYTHON ?= $(shell for p in python3.12 python3.13 python3.14 \
@@ -16,36 +21,49 @@ PYTHON ?= $(shell for p in python3.12 python3.13 python3.14 \
 VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
+ACCEL ?= $(shell if nvidia-smi -L 2>/dev/null | grep -q GPU; then echo cuda; \
+	elif [ -e /dev/accel0 ]; then echo tpu; else echo none; fi)
+comma := ,
+# The extras of each installation: e.g. '.[cuda]', '.[test,cuda]', '.' on a CPU.
+extras = $(if $(filter-out none,$(ACCEL)),$(if $(1),.[$(1)$(comma)$(ACCEL)],.[$(ACCEL)]),$(if $(1),.[$(1)],.))
 TRAIN_ARGS ?=
 PLAY_ARGS ?=
 SERVE_ARGS ?=
 
-.PHONY: train play serve test lint browser bench clean
+.PHONY: install train play serve test test-fast lint browser bench clean
 
 $(BIN)/python:
 	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version))"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade --quiet pip
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test]'
+# One stamp per installation and accelerator, so that a changed ACCEL installs again.
+$(VENV)/.installed-$(ACCEL): pyproject.toml | $(BIN)/python
+	@echo "Installing the package with JAX for: $(ACCEL)"
+	$(BIN)/pip install --quiet -e '$(call extras,)'
 	touch $@
 
-$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,bench]'
-	touch $@
+$(VENV)/.installed-test-$(ACCEL): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '$(call extras,test)'
+	touch $@ $(VENV)/.installed-$(ACCEL)
 
-train: $(VENV)/.installed-test
+$(VENV)/.installed-bench-$(ACCEL): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '$(call extras,test$(comma)bench)'
+	touch $@ $(VENV)/.installed-test-$(ACCEL) $(VENV)/.installed-$(ACCEL)
+
+install: $(VENV)/.installed-$(ACCEL)
+
+train: $(VENV)/.installed-$(ACCEL)
 	$(BIN)/python -m experiments.train --workdir=runs/connect_four \
 		--config=experiments/configs/connect_four.py:auto $(TRAIN_ARGS)
 
-play: $(VENV)/.installed-test
+play: $(VENV)/.installed-$(ACCEL)
 	$(BIN)/python -m experiments.play --game=connect_four $(PLAY_ARGS)
 
-serve: $(VENV)/.installed-test
+serve: $(VENV)/.installed-$(ACCEL)
 	$(BIN)/python -m experiments.serve $(SERVE_ARGS)
 
-lint: $(VENV)/.installed-test
+lint: $(VENV)/.installed-test-$(ACCEL)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
@@ -64,7 +82,10 @@ browser:
 test: lint browser
 	$(BIN)/pytest $(PYTEST_ARGS)
 
-bench: $(VENV)/.installed-bench
+test-fast: lint browser
+	$(BIN)/pytest $(PYTEST_ARGS) -m "not slow"
+
+bench: $(VENV)/.installed-bench-$(ACCEL)
 	$(BIN)/python -m experiments.benchmark games
 
 clean:

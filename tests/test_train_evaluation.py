@@ -154,6 +154,15 @@ def test_gating__rules_by_hand(record, rule, threshold, expected):
     assert evaluator.passes(record, rule=rule, threshold=threshold) is expected
 
 
+def test_gating__each_rule_has_its_own_default_threshold():
+    assert evaluator.gating_threshold("win_ratio", 0) == 1.3
+    assert evaluator.gating_threshold("score", 0) == 0.55
+    assert evaluator.gating_threshold("win_ratio", 2.0) == 2.0  # given: kept
+    assert evaluator.gating_threshold("score", 0.6) == 0.6
+    with pytest.raises(ValueError, match=r"expects a threshold in \[1.0, inf\].*got 0.55"):
+        evaluator.gating_threshold("win_ratio", 0.55)
+
+
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
@@ -162,6 +171,9 @@ def test_gating__rules_by_hand(record, rule, threshold, expected):
         ({"evaluation.opponents": ("random", "minimax:x")}, "config.evaluation.opponents"),
         ({"evaluation.every": 0}, "needs evaluations"),
         ({"gating.rule": "sometimes"}, "config.gating.rule must be one of"),
+        ({"gating.rule": "win_ratio"}, "loses more than it wins"),  # _config's 0.55
+        ({"gating.rule": "score", "gating.threshold": 0.45}, "loses more than it wins"),
+        ({"gating.rule": "score", "gating.threshold": 1.5}, "no candidate can pass"),
     ],
 )
 def test_train_evaluation__bad_settings_fail_before_training(tmp_path, overrides, message):

@@ -14,6 +14,7 @@ import ml_collections
 from alphazero_jax import agents, games
 from alphazero_jax.evaluation import perfect_play
 from alphazero_jax.solvers import benchmark_sets
+from alphazero_jax.training import evaluator
 
 # Counts reach int32 device arrays (iterations, positions, steps), so each fits one.
 INT_MAX = 2**31 - 1
@@ -125,8 +126,8 @@ SCHEMA: dict = {
         "perfect_play_sets": _SET_NAMES,
     },
     "gating": {
-        "rule": _one_of("none", "win_ratio", "score"),
-        "threshold": _POSITIVE_FLOAT,
+        "rule": _one_of(*evaluator.GATING_RULES),
+        "threshold": _NON_NEGATIVE_FLOAT,
         "games": _POSITIVE,
     },
     "learner": {
@@ -161,8 +162,8 @@ OPTIONAL_SECTIONS: dict[str, dict] = {
         "perfect_play_sets": ("Test_L3_R1", "Test_L2_R2", benchmark_sets.RANDOM_PLAY),
     },
     "gating": {
-        "rule": "none",  # "none", "win_ratio" (e.g. 1.3) or "score" (e.g. 0.55)
-        "threshold": 0.55,
+        "rule": "none",  # "none", "win_ratio" or "score" (training/evaluator.py)
+        "threshold": 0.0,  # 0: the rule's own (evaluator.GATING_THRESHOLDS)
         "games": 40,  # games of the candidate against the best network (even)
     },
 }
@@ -305,6 +306,11 @@ def _check_evaluation(config: ml_collections.ConfigDict, game) -> None:
             f"config.gating.rule={config.gating.rule!r} needs evaluations: set "
             "config.evaluation.every to the iterations between them."
         )
+    if config.gating.rule != "none":
+        try:
+            evaluator.gating_threshold(config.gating.rule, config.gating.threshold)
+        except ValueError as error:
+            raise ConfigError(f"config.gating.threshold: {error}") from error
 
 
 def _check_perfect_play(settings: ml_collections.ConfigDict, game) -> None:

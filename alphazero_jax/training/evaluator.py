@@ -6,9 +6,10 @@ every baseline and the last few evaluated networks, whose ratings are then known
 its rating is the maximum-likelihood fit against those fixed ratings (``elo.fit_one``).
 
 Gating, off by default, decides whether new parameters replace the ones self-play uses:
-``win_ratio`` (AlphaGo Zero style: the candidate's wins >= threshold x the best network's
-wins, e.g. 1.3) or ``score`` (its score >= threshold, e.g. 0.55), over a match between
-the two.
+``win_ratio`` (the candidate's wins >= threshold x the best network's wins; 1.3 unless
+set, a little stricter than the 55% of games Silver et al. (2017) asked of AlphaGo Zero's
+candidates, which is 1.22) or ``score`` (its score >= threshold; 0.55 unless set), over a
+match between the two.
 """
 
 from __future__ import annotations
@@ -25,6 +26,33 @@ from alphazero_jax.evaluation import arena, elo, perfect_play, tournament
 from alphazero_jax.types import Agent, Game, PRNGKey
 
 GATING_RULES = ("none", "win_ratio", "score")
+# Each rule's threshold where the config leaves it at 0, and the thresholds that make sense:
+# a win ratio below 1 or a score below 0.5 accepts a candidate that loses more than it wins.
+GATING_THRESHOLDS = {"win_ratio": 1.3, "score": 0.55}
+_SENSIBLE = {"win_ratio": (1.0, float("inf")), "score": (0.5, 1.0)}
+
+
+def gating_threshold(rule: str, threshold: float) -> float:
+    """The threshold a gating rule uses: ``threshold``, or the rule's own where it is 0.
+
+    Raises:
+      ValueError: an unknown rule, or a threshold outside the rule's sensible range.
+    """
+    if rule not in GATING_THRESHOLDS:
+        raise ValueError(f"gating rule must be one of {GATING_RULES[1:]}, got {rule!r}.")
+    low, high = _SENSIBLE[rule]
+    if threshold and not low <= threshold <= high:
+        meaning = "wins >= threshold x losses" if rule == "win_ratio" else "score >= threshold"
+        raise ValueError(
+            f"gating rule {rule!r} ({meaning}) expects a threshold in [{low}, {high}] "
+            f"(or 0 for its default, {GATING_THRESHOLDS[rule]}), got {threshold}: below "
+            f"{low} it accepts a candidate that loses more than it wins."
+            if threshold < low
+            else f"gating rule {rule!r} ({meaning}) expects a threshold in [{low}, {high}] "
+            f"(or 0 for its default, {GATING_THRESHOLDS[rule]}), got {threshold}: no "
+            f"candidate can pass."
+        )
+    return threshold or GATING_THRESHOLDS[rule]
 
 
 class Evaluator(NamedTuple):

@@ -36,7 +36,8 @@ class RunEvaluation:
         shape of the networks kept in checkpoints).
       every: iterations between evaluations.
       num_past: earlier evaluated networks kept as opponents.
-      gating: ``(rule, threshold, games)``; rule ``"none"`` turns gating off.
+      gating: ``(rule, threshold, games)``; rule ``"none"`` turns gating off, threshold 0
+        is the rule's own (``evaluator.gating_threshold``).
       seed: evaluation randomness (the same seed replays the same games).
     """
 
@@ -55,7 +56,10 @@ class RunEvaluation:
         self._workdir = workdir
         self._every = every
         self._num_past = num_past
-        self._rule, self._threshold, self._gating_games = gating
+        self._rule, threshold, self._gating_games = gating
+        if self._rule != "none":  # 0: the rule's own threshold
+            threshold = evaluator.gating_threshold(self._rule, threshold)
+        self._threshold = threshold
         self._key = jax.random.key(seed)
         template = jax.device_get(initial_variables)
         self._template = template

@@ -1,0 +1,617 @@
+"""Every name the README gives in code exists: a README that names a module, a function, a
+file, a flag or a make target that is not there fails here.
+
+What is read: the inline code spans (`...`, also across a line break) and the commands of
+the ```bash blocks (continued lines joined); the ```python blocks only for their imports,
+which name the short forms the prose uses (`solver`, `elo`). What each kind of span must be:
+
+- a dotted name whose first part is one of our modules (`runs.restore_network(workdir)`,
+  `solvers.connect_four.move_scores`): the README leaves out `alphazero_jax.` and parent
+  packages, so the first part is tried as a name the README's Python imports,
+  `alphazero_jax.<first>`, `<first>`, `experiments.<first>` and every module of ours whose
+  last part it is; the rest is walked attribute by attribute (call arguments dropped). A
+  function or class that a plain module only imports does not count (name where it is
+  defined); a package's re-exports do (they are its public face). Other dotted spans
+  (`elo.png`, `config.json`, `az:pretrained`) are not names of ours and are left alone.
+  Modules under `experiments/` are read, not imported: importing one defines its absl
+  flags, and two entry points define the same flag names.
+- `config.<key>` and `--config.<key>=...`: a key of a game preset's config.
+- a path (`experiments/configs/connect_four.py`, `data/random_play/`): exists, from the
+  repository's root or from a package folder (the layout table names paths inside
+  `alphazero_jax/`); `<placeholders>` match anything. `SKIPPED_PATHS` lists what is made at
+  run time or lies outside the repository.
+- `python -m experiments.<entry> --flag=...`: the entry point exists and defines every flag
+  (read from the `DEFINE_*` calls that run when it is imported: its own and those of the
+  modules it imports at the top, plus absl's own); `--no<flag>` for a boolean;
+  `--config.<key>` a key of the config that `--config=<file>[:<preset>]` names.
+- a flag on its own (`--opening_moves=0`): some entry point defines it.
+- `make <target> VAR=...`: the Makefile defines the target and the variable; `*_ARGS`
+  holds flags of the entry point that the target's recipe runs, checked as above.
+- a Markdown link to a file: the file exists.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import importlib.util
+import inspect
+import pathlib
+import re
+import shlex
+import types
+from typing import NamedTuple
+
+import pytest
+
+ROOT = pathlib.Path(__file__).parent.parent
+README = ROOT / "README.md"
+MAKEFILE = ROOT / "Makefile"
+PACKAGES = ("alphazero_jax", "experiments")
+
+# Paths a span may give that need not exist in the repository, with the reason.
+SKIPPED_PATHS = {
+    "runs/": "run directories, written by training and evaluation",
+    "checkpoints/": "inside a run directory",
+    "tensorboard/": "inside a run directory",
+    "<run>/": "a placeholder for a run directory",
+    "~/": "the user's home (the compilation cache), outside the repository",
+    "$XDG_CACHE_HOME/": "the user's cache, outside the repository",
+    "OWNER/": "a placeholder for the repository's GitHub owner",
+    "elo/": "a TensorBoard tag group, not a file",
+    "perfect_play/": "a TensorBoard tag group, not a file",
+    "/": "an absolute path (a device file, an HTTP route), outside the repository",
+}
+# The last part of a dotted span that makes it a file name (`elo.png`), not a Python name.
+FILE_SUFFIXES = {"png", "json", "jsonl", "csv", "py", "ipynb", "md", "labels", "txt", "npz"}
+DOTTED = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(\(.*\))?")
+PATH = re.compile(r"[\w.~$<>*-]*(?:/[\w.<>*-]*)+")
+
+
+class Span(NamedTuple):
+    """A code span of the README: its first line (1-based), its text, and whether it is a
+    command line of a ```bash block."""
+
+    line: int
+    text: str
+    fenced: bool
+
+
+# Reading the Markdown.
+
+
+def code_spans(markdown: str) -> tuple[list[Span], list[Span]]:
+    """The inline spans and the bash blocks' commands of ``markdown``, and its python
+    blocks (each a span from its first line)."""
+    spans, python, prose = [], [], []
+    lines = markdown.splitlines()
+    fence, block, start = None, [], 0
+    for number, line in enumerate(lines, 1):
+        opening = re.match(r"\s*```(\w*)", line)
+        if fence is None and opening:
+            fence, block, start = opening.group(1), [], number + 1
+            prose.append("")
+        elif fence is not None and line.strip().startswith("```"):
+            if fence == "python":
+                python.append(Span(start, "\n".join(block), fenced=True))
+            elif fence in ("bash", "sh", "shell"):
+                spans += _commands(block, start)
+            fence = None
+            prose.append("")
+        elif fence is not None:
+            block.append(line)
+            prose.append("")
+        else:
+            prose.append(line)
+    text = "\n".join(prose)
+    for found in re.finditer(r"(`+)((?:(?!\n\s*\n).)+?)\1", text, re.S):
+        line = text.count("\n", 0, found.start()) + 1
+        spans.append(Span(line, " ".join(found.group(2).split()), fenced=False))
+    return spans, python
+
+
+def _commands(block: list[str], start: int) -> list[Span]:
+    """The logical lines of a shell block, continued lines joined."""
+    commands, pending, first = [], "", start
+    for number, line in enumerate(block, start):
+        if not pending:
+            first = number
+        pending += line.rstrip()
+        if pending.endswith("\\"):
+            pending = pending[:-1] + " "
+            continue
+        if pending.strip():
+            commands.append(Span(first, " ".join(pending.split()), fenced=True))
+        pending = ""
+    return commands
+
+
+def markdown_links(markdown: str) -> list[tuple[int, str]]:
+    """``(line, target)`` of the links to files of the repository (no URL, no anchor)."""
+    links = []
+    for number, line in enumerate(markdown.splitlines(), 1):
+        for target in re.findall(r"\]\(([^)\s]+)\)", line):
+            path = target.split("#")[0]
+            if path and "://" not in path and not path.startswith("mailto:"):
+                links.append((number, path))
+    return links
+
+
+# The repository's modules, read from the tree.
+
+
+@functools.cache
+def module_files() -> dict[str, pathlib.Path]:
+    """``dotted name -> file`` of every module and package of ours."""
+    modules = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if all(part.isidentifier() for part in parts):
+                modules[".".join(parts)] = path
+    return modules
+
+
+@functools.cache
+def _tree(path: pathlib.Path) -> ast.Module:
+    return ast.parse(path.read_text(), filename=str(path))
+
+
+def _import_time_nodes(tree: ast.Module):
+    """Every node that runs when the module is imported (not inside a function)."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _imported_modules(name: str) -> set[str]:
+    """The modules of ours that importing ``name`` imports at once (its packages too)."""
+    seen, todo = set(), [name]
+    while todo:
+        current = todo.pop()
+        if current in seen or current not in module_files():
+            continue
+        seen.add(current)
+        parts = current.split(".")
+        todo += [".".join(parts[:end]) for end in range(1, len(parts))]
+        for node in _import_time_nodes(_tree(module_files()[current])):
+            if isinstance(node, ast.Import):
+                todo += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                todo += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    return seen
+
+
+def _defined_flags(module: str) -> dict[str, str]:
+    """``flag -> kind`` (``bool``, ``config`` or ``value``) of the ``DEFINE_*`` calls that
+    importing ``module`` runs."""
+    defined = {}
+    for node in _import_time_nodes(_tree(module_files()[module])):
+        if not isinstance(node, ast.Call):
+            continue
+        function = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        function = function or (node.func.id if isinstance(node.func, ast.Name) else "")
+        if not function.startswith("DEFINE"):
+            continue
+        arguments = node.args[:1] + [k.value for k in node.keywords if k.arg == "name"]
+        if not arguments or not isinstance(arguments[0], ast.Constant):
+            raise AssertionError(
+                f"{module}:{node.lineno}: {function}'s flag name is not a string literal; "
+                "teach tests/test_readme_names.py to read it"
+            )
+        kind = "bool" if function in ("DEFINE_bool", "DEFINE_boolean") else "value"
+        defined[arguments[0].value] = "config" if function.startswith("DEFINE_config") else kind
+    return defined
+
+
+@functools.cache
+def absl_flags() -> dict[str, str]:
+    """The flags absl itself defines for every program (``--verbosity``, ``--helpfull``)."""
+    from absl import app, flags, logging  # noqa: F401  (they define the flags)
+
+    defined = {"flagfile": "value", "undefok": "value"}
+    defined |= dict.fromkeys(("help", "helpshort", "helpfull", "helpxml"), "bool")
+    for module, module_flags in flags.FLAGS.flags_by_module_dict().items():
+        if module.startswith("absl."):
+            for flag in module_flags:
+                for name in filter(None, (flag.name, flag.short_name)):
+                    defined[name] = "bool" if flag.boolean else "value"
+    return defined
+
+
+@functools.cache
+def entry_flags(module: str) -> dict[str, str]:
+    """``flag -> kind`` of everything ``python -m <module>`` accepts."""
+    defined = dict(absl_flags())
+    for imported in sorted(_imported_modules(module)):
+        defined |= _defined_flags(imported)
+    return defined
+
+
+@functools.cache
+def entry_points() -> tuple[str, ...]:
+    """The modules of ours that run as programs."""
+    return tuple(
+        sorted(
+            name
+            for name, path in module_files().items()
+            if name.startswith("experiments.") and "__main__" in path.read_text()
+        )
+    )
+
+
+# Configs.
+
+
+@functools.cache
+def load_config(file: str, preset: str | None):
+    """The ConfigDict of ``get_config(preset)`` of a config file (``auto`` read as
+    ``default``: the keys are the same, and it needs no look at the devices)."""
+    spec = importlib.util.spec_from_file_location(f"_readme_config_{pathlib.Path(file).stem}", file)
+    config_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(config_module)
+    preset = "default" if preset in (None, "auto") else preset
+    return config_module.get_config(preset)
+
+
+def has_key(config, dotted: str) -> bool:
+    """Whether ``config`` holds the key ``a.b.c``."""
+    for part in dotted.split("."):
+        try:
+            config = config[part]
+        except (KeyError, TypeError, AttributeError):
+            return False
+    return True
+
+
+@functools.cache
+def preset_configs() -> tuple:
+    """The default preset of every game's config file."""
+    folder = ROOT / "experiments" / "configs"
+    files = [p for p in sorted(folder.glob("*.py")) if p.stem not in ("__init__", "base")]
+    return tuple(load_config(str(path), None) for path in files)
+
+
+# Dotted names.
+
+
+def python_imports(python_blocks: list[Span]) -> list[tuple[int, str, str]]:
+    """``(line, short name, dotted name)`` of what the README's Python blocks import from
+    our packages (``from alphazero_jax.solvers import connect_four as solver``)."""
+    imports = []
+    for block in python_blocks:
+        for node in ast.walk(ast.parse(block.text)):
+            line = block.line + getattr(node, "lineno", 1) - 1
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    imports.append(
+                        (line, alias.asname or alias.name, f"{node.module}.{alias.name}")
+                    )
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    imports.append((line, alias.asname or alias.name.split(".")[0], alias.name))
+    return sorted(i for i in imports if i[2].split(".")[0] in PACKAGES)
+
+
+def candidates(first: str, aliases: dict[str, str]) -> list[str]:
+    """What the first part of a dotted name of the README may stand for."""
+    found = [f"alphazero_jax.{first}", first, f"experiments.{first}"]
+    found += sorted(name for name in module_files() if name.endswith(f".{first}"))
+    found = [name for name in found if name in module_files()]
+    return list(dict.fromkeys([aliases[first], *found] if first in aliases else found))
+
+
+def resolve(dotted: str, aliases: dict[str, str]) -> str | None:
+    """None when ``dotted`` names something of ours; else why not."""
+    first, _, rest = dotted.partition(".")
+    tried = candidates(first, aliases)
+    reasons = []
+    for base in tried:
+        reason = _walk(f"{base}.{rest}")
+        if reason is None:
+            return None
+        reasons.append(reason)
+    return "; ".join(reasons)
+
+
+def _walk(dotted: str) -> str | None:
+    """Imports the longest module prefix of ``dotted`` and walks the rest as attributes."""
+    parts = dotted.split(".")
+    end = max(i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in module_files())
+    module, names = ".".join(parts[:end]), parts[end:]
+    if module.split(".")[0] == "experiments":
+        return _walk_source(module, names)
+    owner, where = importlib.import_module(module), module
+    for name in names:
+        if not hasattr(owner, name):
+            return f"{where} has no {name!r}"
+        value = getattr(owner, name)
+        if _only_imported(owner, value):
+            home = getattr(value, "__module__", None) or value.__name__
+            return f"{where} only imports {name!r} (from {home}); name it there"
+        owner, where = value, f"{where}.{name}"
+    return None
+
+
+def _only_imported(owner: object, value: object) -> bool:
+    """Whether a plain module (not a package) holds ``value`` only by importing it."""
+    if not isinstance(owner, types.ModuleType) or hasattr(owner, "__path__"):
+        return False
+    if not (inspect.isfunction(value) or inspect.isclass(value) or inspect.ismodule(value)):
+        return False  # a constant: where it comes from cannot be told
+    home = value.__name__ if inspect.ismodule(value) else value.__module__
+    return home != owner.__name__ and not home.startswith(f"{owner.__name__}.")
+
+
+def _walk_source(module: str, names: list[str]) -> str | None:
+    """Looks ``names`` up in the source of an ``experiments`` module, without importing it:
+    a top-level function, class or assignment, then names in a class's body."""
+    body, where = _tree(module_files()[module]).body, module
+    for name in names:
+        defined = {}
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                defined[node.name] = node
+            for target in getattr(node, "targets", [getattr(node, "target", None)]):
+                if isinstance(target, ast.Name):
+                    defined[target.id] = node
+        if name not in defined:
+            return f"{where} defines no {name!r}"
+        body = defined[name].body if isinstance(defined[name], ast.ClassDef) else []
+        where = f"{where}.{name}"
+    return None
+
+
+# Commands.
+
+
+@functools.cache
+def makefile(text: str) -> tuple[set[str], set[str], dict[str, str]]:
+    """The Makefile's targets, its variables and each target's recipe (lines joined)."""
+    joined = re.sub(r"\\\n\s*", " ", text)
+    targets, variables, recipes, current = set(), set(), {}, None
+    for line in joined.splitlines():
+        rule = re.match(r"([A-Za-z0-9_.-]+(?:\s+[A-Za-z0-9_.-]+)*)\s*:(?!=)(.*)", line)
+        variable = re.match(r"([A-Za-z_]\w*)\s*[?:+]?=", line)
+        if rule:
+            names = rule.group(1).split()
+            if names == [".PHONY"]:
+                targets |= set(rule.group(2).split())
+            else:
+                targets |= set(names)
+                current = names[0]
+        elif variable:
+            variables.add(variable.group(1))
+            current = None
+        elif line.startswith("\t") and current:
+            recipes[current] = recipes.get(current, "") + line.strip() + "\n"
+        elif line.strip() and not line.startswith("#"):
+            current = None
+    targets.discard(".PHONY")
+    return targets, variables, recipes
+
+
+def check_command(span: Span, make_text: str) -> list[str]:
+    """What a ``python -m`` or ``make`` command names that does not exist."""
+    try:
+        words = shlex.split(span.text, comments=True)
+    except ValueError as error:
+        return [f"cannot split the command ({error})"]
+    if len(words) >= 3 and re.search(r"python3?$", words[0]) and words[1] == "-m":
+        return check_entry(words[2], words[3:])
+    if words[:1] == ["make"]:
+        return check_make(words[1:], make_text)
+    return []
+
+
+def _accepts(defined: dict[str, str], name: str) -> bool:
+    """Whether ``--name`` is one of ``defined``, or ``--no<flag>`` of a boolean flag."""
+    return name in defined or (name.startswith("no") and defined.get(name[2:]) == "bool")
+
+
+def check_entry(module: str, arguments: list[str]) -> list[str]:
+    """``python -m module *arguments``: the entry point and each of its flags."""
+    if module not in entry_points():
+        return [f"no entry point {module!r} (a module of experiments/ run as __main__)"]
+    defined, problems, config = entry_flags(module), [], None
+    for word in arguments:
+        name, _, value = word[2:].partition("=")
+        if not word.startswith("--"):
+            continue
+        if name == "config" and defined.get("config") == "config":
+            file, _, preset = value.partition(":")
+            if (ROOT / file).is_file():
+                try:
+                    config = load_config(str(ROOT / file), preset or None)
+                except ValueError as error:  # an unknown preset
+                    problems.append(f"{module}: --config={value}: {error}")
+            elif value != "..." and "<" not in value:  # not a placeholder
+                problems.append(f"{module}: --config names no file {file!r}")
+        elif name.startswith("config.") and defined.get("config") == "config":
+            # Without a config file (`--config=...`), keys are checked against every preset.
+            configs = [config] if config is not None else preset_configs()
+            if not any(has_key(c, name[len("config.") :]) for c in configs):
+                problems.append(f"{module}: --{name} is no key of the config")
+        elif not _accepts(defined, name):
+            problems.append(f"{module} defines no flag --{name}")
+    return problems
+
+
+def check_make(words: list[str], make_text: str) -> list[str]:
+    """``make target VAR=value``: the target, the variables and the flags in ``*_ARGS``."""
+    targets, variables, recipes = makefile(make_text)
+    problems, wanted = [], [w for w in words if "=" not in w and not w.startswith("-")]
+    problems += [f"the Makefile has no target {t!r}" for t in wanted if t not in targets]
+    for word in words:
+        variable, equals, value = word.partition("=")
+        if not equals:
+            continue
+        if variable not in variables:
+            problems.append(f"the Makefile has no variable {variable}")
+            continue
+        users = [t for t in wanted if f"$({variable})" in recipes.get(t, "")]
+        if variable.endswith("_ARGS") and not users:
+            problems.append(f"no target of {wanted} passes $({variable}) on")
+        for target in users:
+            recipe = recipes[target].replace(f"$({variable})", value)
+            found = re.search(r"python -m (\S+)([^\n]*)", recipe)
+            if found:
+                arguments = shlex.split(re.sub(r"\$\(\w+\)", "", found.group(2)))
+                problems += check_entry(found.group(1), arguments)
+    return problems
+
+
+# Spans of other kinds.
+
+
+@functools.cache
+def all_flags() -> dict[str, str]:
+    """Every flag some entry point accepts."""
+    flags = {}
+    for module in entry_points():
+        flags |= entry_flags(module)
+    return flags
+
+
+def check_flags(text: str) -> list[str]:
+    """A flag on its own (``--opening_moves=0``): some entry point defines it."""
+    problems = []
+    for word in text.split():
+        name = word[2:].partition("=")[0]
+        if not word.startswith("--") or name in ("", "config"):
+            continue
+        if name.startswith("config."):
+            if not any(has_key(c, name[len("config.") :]) for c in preset_configs()):
+                problems.append(f"--{name} is no key of any game's config")
+        elif not _accepts(all_flags(), name):
+            problems.append(f"no entry point defines --{name}")
+    return problems
+
+
+def check_path(text: str) -> list[str]:
+    """A path of the repository exists (from its root or a package folder)."""
+    if any(text.startswith(prefix) for prefix in SKIPPED_PATHS):
+        return []
+    pattern = "/".join("*" if "<" in p or p == "..." else p for p in text.split("/"))
+    bases = [ROOT, *(p.parent for p in module_files().values() if p.name == "__init__.py")]
+    if any(next(base.glob(pattern.rstrip("/")), None) for base in bases):
+        return []
+    return [f"no file or folder {text!r} in the repository (nor in a package folder)"]
+
+
+def check_span(span: Span, aliases: dict[str, str], make_text: str) -> list[str]:
+    """What ``span`` names that does not exist (nothing for a span that names nothing of
+    ours)."""
+    text = span.text
+    if span.fenced or text.startswith("make ") or re.search(r"python -m ", text):
+        return check_command(span, make_text)
+    if text.startswith("--"):
+        return check_flags(text)
+    dotted = DOTTED.fullmatch(text)
+    if dotted and dotted.group(1).rsplit(".", 1)[-1] not in FILE_SUFFIXES:
+        name = dotted.group(1)
+        if name.startswith("config."):
+            keys = name[len("config.") :]
+            found = any(has_key(c, keys) for c in preset_configs())
+            return [] if found else [f"{name} is no key of any game's config"]
+        if not candidates(name.split(".")[0], aliases):
+            return []  # not a name of ours
+        reason = resolve(name, aliases)
+        return [] if reason is None else [f"{name}: {reason}"]
+    if PATH.fullmatch(text) and "/" in text:
+        return check_path(text)
+    return []
+
+
+def check_readme(markdown: str, make_text: str) -> list[str]:
+    """Every problem of ``markdown``: ``README.md:<line>: `<span>`: <what is missing>``
+    (and the python blocks' imports from our packages)."""
+    spans, python = code_spans(markdown)
+    imports = python_imports(python)
+    aliases = {short: dotted for _, short, dotted in imports}
+    problems = []
+    for line, _, dotted in imports:
+        reason = _walk(dotted)
+        if reason is not None:
+            problems.append(f"README.md:{line}: a python block imports {dotted}: {reason}")
+    for span in sorted(spans):
+        for problem in check_span(span, aliases, make_text):
+            problems.append(f"README.md:{span.line}: `{span.text}`: {problem}")
+    for line, target in markdown_links(markdown):
+        if not (ROOT / target).exists():
+            problems.append(f"README.md:{line}: link ({target}): no such file")
+    return problems
+
+
+# The tests.
+
+
+def test_readme__names_only_what_exists():
+    problems = check_readme(README.read_text(), MAKEFILE.read_text())
+    assert not problems, "The README names what does not exist:\n" + "\n".join(problems)
+
+
+MADE_UP = """\
+Intro naming `runs.restore_network(workdir)` and `solvers.connect_four.move_scores`,
+`alphazero_jax.games.no_such_game` and `runs.no_such_function(workdir)`; `elo.png`.
+`train.restore_network(workdir)` loads a network.
+
+```bash
+make train TRAIN_ARGS="--config.search.num_simulations=64"
+make no_such_target
+.venv/bin/python -m experiments.evaluate --game=connect_four \\
+    --no_such_flag=1 --games=2
+```
+
+`make play PLAY_ARGS="--human=second --colour=red"`, `--opening_moves=0`, `--no_such=1`,
+`python -m experiments.no_such_entry`, `notebooks/play.ipynb`, `notebooks/missing.ipynb`,
+`--config.evaluation.every=0`, `config.no_such.key`,
+`make train TRAIN_ARGS="--config.search.no_such_key=1"`.
+
+```python
+from alphazero_jax.evaluation import arena, no_such_module
+```
+"""
+
+
+def test_check_readme__reports_each_made_up_name():
+    problems = check_readme(MADE_UP, MAKEFILE.read_text())
+    expected = [
+        ("README.md:2:", "alphazero_jax.games.no_such_game", "no_such_game"),
+        ("README.md:2:", "runs.no_such_function", "no 'no_such_function'"),
+        ("README.md:3:", "train.restore_network", "restore_network"),
+        ("README.md:7:", "make no_such_target", "no target 'no_such_target'"),
+        ("README.md:8:", "experiments.evaluate", "no flag --no_such_flag"),
+        ("README.md:12:", "--colour=red", "no flag --colour"),
+        ("README.md:12:", "--no_such=1", "no entry point defines --no_such"),
+        ("README.md:13:", "experiments.no_such_entry", "no entry point"),
+        ("README.md:13:", "notebooks/missing.ipynb", "no file or folder"),
+        ("README.md:14:", "config.no_such.key", "no key"),
+        ("README.md:15:", "no_such_key", "--config.search.no_such_key is no key"),
+        ("README.md:18:", "no_such_module", "has no 'no_such_module'"),
+    ]
+    for where, span, what in expected:
+        assert [p for p in problems if p.startswith(where) and span in p and what in p], (
+            f"not reported: {where} {span} ({what}); reported:\n" + "\n".join(problems)
+        )
+    assert len(problems) == len(expected), "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "module, flag",
+    [
+        ("experiments.train", "workdir"),  # its own
+        ("experiments.train", "compilation_cache_dir"),  # an imported module's
+        ("experiments.serve", "nocompilation_cache"),  # a boolean's negation
+        ("experiments.play", "verbosity"),  # absl's
+    ],
+)
+def test_entry_flags__include_imported_negated_and_absl_flags(module, flag):
+    assert check_entry(module, [f"--{flag}=1"]) == []

@@ -49,12 +49,13 @@ def test_notebook__code_cells_run(path, tmp_path, monkeypatch):
 
 
 def test_notebooks__exist_and_open_with_a_colab_link_and_their_runtime():
-    assert {"train_connect_four.ipynb", "evaluate.ipynb", "play.ipynb"} <= {
-        p.name for p in NOTEBOOKS
-    }
+    assert {
+        "train_connect_four.ipynb",
+        "evaluate.ipynb",
+        "play.ipynb",
+        "games_quickstart.ipynb",
+    } <= {p.name for p in NOTEBOOKS}
     for path in NOTEBOOKS:
-        if path.name not in TINY:
-            continue
         first = "".join(json.loads(path.read_text())["cells"][0]["source"])
         assert "colab.research.google.com/github/" in first and path.name in first, path.name
         assert "**Runtime:**" in first, path.name

@@ -92,7 +92,7 @@ def test_train__old_configs_get_the_settings_they_were_trained_with():
     assert complete_config(_smoke(**{"search.discount": 0.9})).search.discount == 0.9
 
 
-def test_train__othello_smoke_with_seed_002_opponents(tmp_path):
+def test_train__othello_smoke_with_gavriilidis_2019_opponents(tmp_path):
     """6x6 Othello (a pass action, 8 symmetries) trains, and evaluates against random,
     greedy:flips and minimax:2."""
     config = _smoke(othello, num_iterations=2, **{"evaluation.every": 2, "evaluation.games": 2})

@@ -33,11 +33,14 @@ def get_config(preset: str = "default") -> ml_collections.ConfigDict:
         # so each position is trained on about 0.7 times in the ~4 iterations it is kept
         # (AlphaZero.jl's Connect Four trains about once per position). On an H100, 96
         # updates of 2048 on the 128x6 net are a few seconds against ~35 s of self-play,
-        # so the loop stays near self-play's speed; MEASURED.md: these settings reached
-        # better mistake rates in 7.5 minutes than 512 slots x 32 x 1024 in 14.5.
+        # so the loop stays near self-play's speed. Measured on an H100 (2026-11-22): these
+        # settings trained at 5.2k positions/s and after 7.5 minutes erred on 8.5% of
+        # Middle-Medium and 12.7% of Begin-Hard, where 512 slots x 32 updates of 1024 erred
+        # on 8.1% and 14.3% after 14.5 minutes.
         config.learner.update(batch_size=2048, updates_per_iteration=96, warmup_steps=20)
-        # Evaluation bounded: every 30 iterations (~18 minutes), 64 games per baseline and
-        # 500 positions per Pons set: about a minute, ~5% of the time (time/evaluation).
+        # Evaluation bounded: every 30 iterations (18-27 minutes on an H100), 64 games per
+        # baseline and 500 positions per set: about a minute, ~5% of the time
+        # (time/evaluation).
         config.evaluation.update(
             every=30,
             games=64,

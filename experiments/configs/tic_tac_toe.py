@@ -1,5 +1,6 @@
-r"""Tic-Tac-Toe 3x3. Presets: ``default`` (learns perfect play in a few minutes on a
-2-core CPU), ``cpu`` (the same) and ``smoke`` (tests):
+r"""Tic-Tac-Toe 3x3. Presets: ``default`` (300 iterations, 10-16 minutes on a 2-core CPU:
+the optimal move in about 99% of the 4,520 live positions; BUILD.md, "Proof that it
+learns"), ``cpu`` (the same) and ``smoke`` (tests):
 
     python -m experiments.train --config=experiments/configs/tic_tac_toe.py \
         --workdir=runs/tic_tac_toe

@@ -36,7 +36,12 @@ from experiments.support import (
 
 _WORKDIR = flags.DEFINE_string("workdir", None, "Run directory.", required=True)
 _MINUTES = flags.DEFINE_float("minutes", 10.0, "tic_tac_toe: the training time budget.")
-_GAMES = flags.DEFINE_integer("games", 200, "connect_four: games against random.")
+_GAMES = flags.DEFINE_integer(
+    "games",
+    200,
+    "connect_four: games against random; othello, quoridor: games against each baseline "
+    "(half as first player).",
+)
 _SIMULATIONS = flags.DEFINE_list(
     "simulations", ["0", "128"], "Search simulations to evaluate with (0: the run's own)."
 )
@@ -47,8 +52,8 @@ def main(argv: list[str]) -> None:
     modes = {
         "tic_tac_toe": _tic_tac_toe,
         "connect_four": _connect_four,
-        "othello": lambda: _against_seed_002("Othello", OTHELLO_GOALS),
-        "quoridor": lambda: _against_seed_002("Quoridor", QUORIDOR_GOALS),
+        "othello": lambda: _against_baselines("Othello", OTHELLO_GOALS),
+        "quoridor": lambda: _against_baselines("Quoridor", QUORIDOR_GOALS),
     }
     if len(argv) != 2 or argv[1] not in modes:
         raise app.UsageError(f"Expected one mode, one of {', '.join(modes)}; got {argv[1:]}.")
@@ -123,7 +128,7 @@ OTHELLO_GOALS = {
 QUORIDOR_GOALS = {"random": 0.99, "greedy:path": 0.80, "minimax:2": None, "minimax:3": None}
 
 
-def _against_seed_002(title: str, goals: dict[str, float | None]) -> None:
+def _against_baselines(title: str, goals: dict[str, float | None]) -> None:
     import jax
 
     from alphazero_jax import runs

@@ -202,6 +202,7 @@ def test_session__a_save_that_fails_names_the_checkpoint_it_resumes_from(
     manager.close()
 
 
+@pytest.mark.slow
 def test_soak__killed_runs_resume_and_end_where_an_uninterrupted_one_does(tmp_path):
     """The short version of ``python -m experiments.stress.soak``: two SIGKILLs, one of them
     inside a checkpoint write."""

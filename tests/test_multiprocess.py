@@ -61,6 +61,7 @@ def _losses(workdir) -> list[float]:
     return [json.loads(line)["loss"] for line in lines]
 
 
+@pytest.mark.slow
 def test_train__two_processes_agree_with_one_and_resume_in_one(tmp_path):
     shared, single = tmp_path / "two_processes", tmp_path / "one_process"
     address = f"--coordinator_address=127.0.0.1:{_free_port()}"

@@ -42,7 +42,15 @@ def _run(path: pathlib.Path, workdir: pathlib.Path) -> dict:
     return namespace
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+# The training notebook compiles self-play, the learner and the evaluator: about two minutes.
+SLOW = {"train_connect_four.ipynb"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW else p for p in NOTEBOOKS],
+    ids=lambda p: p.name,
+)
 def test_notebook__code_cells_run(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _run(path, tmp_path)

@@ -92,6 +92,7 @@ def test_train__old_configs_get_the_settings_they_were_trained_with():
     assert complete_config(_smoke(**{"search.discount": 0.9})).search.discount == 0.9
 
 
+@pytest.mark.slow
 def test_train__othello_smoke_with_gavriilidis_2019_opponents(tmp_path):
     """6x6 Othello (a pass action, 8 symmetries) trains, and evaluates against random,
     greedy:flips and minimax:2."""
@@ -234,6 +235,7 @@ def test_train__refuses_a_workdir_of_another_game_or_network(tmp_path):
         train.train_and_evaluate(_smoke(connect_four), workdir)
 
 
+@pytest.mark.slow
 def test_train__ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     workdir = tmp_path / "run"
     command = [

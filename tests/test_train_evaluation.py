@@ -56,6 +56,7 @@ def test_train_evaluation__writes_elo_history_plot_and_resumes_exactly(tmp_path)
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
+@pytest.mark.slow
 def test_train_evaluation__a_stop_inside_an_evaluation_saves_and_resumes_exactly(
     tmp_path, monkeypatch
 ):

@@ -14,11 +14,12 @@ single bit) is ``position ^= mask; mask |= move``.
 The search: immediate wins first, moves that hand the opponent an immediate win dropped,
 the move that was best here before, then moves making more threats, then centre columns
 searched first, bounds and best moves remembered in a transposition table (two entries a
-bucket, one kept for the largest search that came to it), and at the root a binary search on the score with null windows
-(confined to [-1, 1] when only win, draw or loss is asked for: ``weak=True``). The table
-holds true bounds on a position's score, so it is kept across calls (one per board size).
-The first call compiles (numba caches the result on disk; BUILD.md gives the times). The
-search releases the GIL, so a long solve on one thread holds up no other (a server's).
+bucket, one kept for the largest search that came to it), and at the root a binary search
+on the score with null windows (confined to [-1, 1] when only win, draw or loss is asked
+for: ``weak=True``). The table holds true bounds on a position's score, so it is kept
+across calls (one per board size). The first call compiles (numba caches the result on
+disk; BUILD.md gives the times). The search releases the GIL, so a long solve on one
+thread holds up no other (a server's).
 
 A search can be given a budget of nodes (``max_nodes``; ``verdicts`` is the entry point for
 it): once the budget is spent the search unwinds at once without writing to the table, so an

@@ -282,6 +282,17 @@ def _preview(driver) -> str | None:
     return shown[0].get_attribute("data-wall") if shown else None
 
 
+def _preview_at(driver, square: str, right: float, down: float) -> str:
+    """The wall previewed with the pointer there (hovering again until one shows: a late
+    redraw of the board, on a loaded machine, can drop the preview of an earlier move)."""
+
+    def hovered(d):
+        _hover(d, square, right, down)
+        return _preview(d)
+
+    return WebDriverWait(driver, WAIT_SECONDS).until(hovered)
+
+
 def test_quoridor_a_pawn_move_then_a_wall_placed_through_its_groove(driver, url, tmp_path):
     driver.get(url)
     WebDriverWait(driver, WAIT_SECONDS).until(
@@ -308,11 +319,10 @@ def test_quoridor_a_pawn_move_then_a_wall_placed_through_its_groove(driver, url,
     _wait_settled(driver)
     # Half a pitch below c2 is the groove under it: a quarter to the right is nearer the
     # horizontal line than the vertical one, and nearer the groove corner right of c2.
-    _hover(driver, "c2", 0.25, 0.5)
-    assert _preview(driver) == "c2h"
-    _hover(driver, "c4", 0.5, -0.3)  # beside c4, nearer the corner above it: vertical
-    assert _preview(driver) == "c3v"
-    _hover(driver, "c2", 0.25, 0.5)
+    assert _preview_at(driver, "c2", 0.25, 0.5) == "c2h"
+    # Beside c4, nearer the corner above it: vertical.
+    assert _preview_at(driver, "c4", 0.5, -0.3) == "c3v"
+    assert _preview_at(driver, "c2", 0.25, 0.5) == "c2h"
     _shot(driver, "quoridor_preview.png", tmp_path)
     ActionChains(driver).click().perform()
     # The wall bars O's way down the c file: greedy:path steps aside to b2.

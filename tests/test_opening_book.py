@@ -127,3 +127,14 @@ def test_shipped_book__agrees_with_pons_published_scores():
                 assert solver.score(position.moves) == position.score, position.moves
                 checked += 1
     assert checked > 0
+
+
+def test_book_sample_paths__reach_every_position_of_a_level_once():
+    from experiments.data import solver_check
+
+    paths = solver_check._paths(4)
+    assert set(paths) == set(opening_book.levels(6, 7, 4)[4])  # 568 positions
+    for key, moves in paths.items():
+        assert (
+            len(moves) == 4 and opening_book.key_of(*solver._replay(moves, 6, 7)[:2], 6, 7) == key
+        )

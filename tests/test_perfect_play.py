@@ -297,6 +297,23 @@ def test_append_lines__resumes_after_an_interruption_and_refuses_other_lines(tmp
         label_pons.append_lines(path, ["9", "2", "3", "4"], line_fn, name="set")
 
 
+def test_reorder__keeps_lines_of_another_selection_in_the_new_order(tmp_path):
+    path = tmp_path / "set.labels"
+    path.write_text("2 b\n4 d\n9 z\n")  # written for another selection: 2, 4 and 9
+    computed = []
+
+    def line_fn(key):
+        computed.append(key)
+        return key * 2
+
+    label_pons.reorder(path, ["1", "2", "3", "4", "5"], line_fn, name="set")
+    assert path.read_text() == "1 11\n2 b\n3 33\n4 d\n" and computed == ["1", "3"]
+    label_pons.reorder(path, ["1", "2", "3", "4", "5"], line_fn, name="set")  # in order
+    assert path.read_text() == "1 11\n2 b\n3 33\n4 d\n" and computed == ["1", "3"]
+    label_pons.append_lines(path, ["1", "2", "3", "4", "5"], line_fn, name="set")
+    assert path.read_text().endswith("4 d\n5 55\n")
+
+
 def test_label_pons__check_recomputes_a_shipped_set():
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     command = [sys.executable, "-m", "experiments.data.label_pons", "--sets=Test_L3_R1", "--check"]

@@ -13,11 +13,14 @@ beside the set's positions (``alphazero_jax/data/pons/`` for Pons' sets), is
 ``<moves> <labels>``, e.g. ``4453 LLDWDL.``, in the set's order. These labels are what
 ``alphazero_jax.evaluation.perfect_play`` judges moves by.
 
-Begin-Hard (Test_L1_R3) takes seconds to minutes per position (and far longer for the
-positions 1 to 3 plies from the start), so only its first ``--limit_hard`` positions (300)
-with at least ``--min_plies_hard`` plies (4) are labelled, in the published order.
+Begin-Hard (Test_L1_R3) takes seconds to a minute per position beyond the opening book
+(those of at most 5 plies the book answers at once), so its labels may cover only its
+first positions in the published order (``--limit_hard``, default all 1000).
 
-Lines are appended one at a time; an interrupted run picks up where it stopped.
+Lines are appended one at a time; an interrupted run picks up where it stopped. Labels
+written for another selection (before the book, Begin-Hard's first 300 positions of at
+least 4 plies) are reused: the file is rewritten in the set's order up to the last of
+them, labelling the positions between them, then continued.
 ``--check`` recomputes the existing labels instead and reports any difference.
 """
 
@@ -30,10 +33,7 @@ from collections.abc import Callable, Sequence
 from absl import app, flags
 
 _SETS = flags.DEFINE_list("sets", None, "Sets to label (default: all of benchmark_sets.SETS).")
-_LIMIT_HARD = flags.DEFINE_integer("limit_hard", 300, "Positions of Test_L1_R3 to label.")
-_MIN_PLIES_HARD = flags.DEFINE_integer(
-    "min_plies_hard", 4, "Test_L1_R3: label only positions with at least this many plies."
-)
+_LIMIT_HARD = flags.DEFINE_integer("limit_hard", 1000, "Positions of Test_L1_R3 to label.")
 _CHECK = flags.DEFINE_bool("check", False, "Recompute the existing labels and compare.")
 
 _HARD = "Test_L1_R3"
@@ -52,9 +52,7 @@ def _selected(set_name: str) -> list[str]:
     from alphazero_jax.solvers import benchmark_sets
 
     moves = [p.moves for p in benchmark_sets.load(set_name)]
-    if set_name == _HARD:
-        moves = [m for m in moves if len(m) >= _MIN_PLIES_HARD.value][: _LIMIT_HARD.value]
-    return moves
+    return moves[: _LIMIT_HARD.value] if set_name == _HARD else moves
 
 
 def _existing(path: pathlib.Path) -> list[str]:
@@ -101,13 +99,38 @@ def append_lines(
     print(f"{name}: {len(keys) - len(done)} lines written in {seconds:.1f} s", flush=True)
 
 
+def reorder(
+    path: pathlib.Path, keys: Sequence[str], line_fn: Callable[[str], str], *, name: str
+) -> None:
+    """Puts lines written for another selection of keys in the order of ``keys``.
+
+    Unless the lines of ``path`` already start ``keys`` (then nothing changes), rewrites it
+    as the lines of ``keys`` up to the last one it holds, keeping the lines it has and
+    computing the others with ``line_fn``; lines of keys not in ``keys`` are dropped. The
+    file is replaced in one step, so an interruption leaves the old one.
+    """
+    lines = _existing(path)
+    known = dict(line.split(" ", 1) for line in lines)
+    if [line.split()[0] for line in lines] == list(keys[: len(lines)]):
+        return
+    last = max((keys.index(key) for key in known if key in keys), default=-1)
+    added = [key for key in keys[: last + 1] if key not in known]
+    print(f"{name}: {last + 1 - len(added)} lines reordered, {len(added)} added between")
+    text = "".join(f"{key} {known.get(key) or line_fn(key)}\n" for key in keys[: last + 1])
+    temporary = path.with_suffix(".partial")
+    temporary.write_text(text)
+    temporary.replace(path)
+
+
 def label_set(set_name: str) -> None:
     """Writes (or completes) the shipped labels of a set of ``benchmark_sets.SETS``."""
     from alphazero_jax.evaluation import perfect_play
     from alphazero_jax.solvers import benchmark_sets
 
     name = f"{set_name} ({benchmark_sets.SETS[set_name]}) labels"
-    append_lines(perfect_play.labels_path(set_name), _selected(set_name), label, name=name)
+    path, keys = perfect_play.labels_path(set_name), _selected(set_name)
+    reorder(path, keys, label, name=name)
+    append_lines(path, keys, label, name=name)
 
 
 def check_labels(set_name: str) -> bool:

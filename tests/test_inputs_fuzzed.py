@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from alphazero_jax import agents, games, search
 from alphazero_jax.play import terminal
-from alphazero_jax.play.session import MoveError, PlaySession
+from alphazero_jax.play.session import MoveError, PlaySession, Programs, make_programs
 from alphazero_jax.training import config_schema, learner, selfplay, train
 from alphazero_jax.types import Agent
 
@@ -116,8 +116,15 @@ def _leftmost(name: str) -> Agent:
     return Agent("leftmost", functools.partial(_leftmost_act, _game(name)))
 
 
+@functools.cache
+def _programs(name: str) -> Programs:
+    """The compiled programs of the leftmost agent, held here so that every session of a
+    game shares them (a session without them compiles its own)."""
+    return make_programs(_game(name), _leftmost(name))
+
+
 def _session(name: str) -> PlaySession:
-    session = PlaySession(_game(name), _leftmost(name), human="first")
+    session = PlaySession(_game(name), _leftmost(name), human="first", programs=_programs(name))
     session.set_moves(POSITIONS[name])
     return session
 

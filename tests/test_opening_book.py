@@ -129,12 +129,9 @@ def test_shipped_book__agrees_with_pons_published_scores():
     assert checked > 0
 
 
-def test_book_sample_paths__reach_every_position_of_a_level_once():
-    from experiments.data import solver_check
-
-    paths = solver_check._paths(4)
+def test_sequences__reach_every_position_of_a_level_once():
+    paths = opening_book.sequences(6, 7, 4)
     assert set(paths) == set(opening_book.levels(6, 7, 4)[4])  # 568 positions
     for key, moves in paths.items():
-        assert (
-            len(moves) == 4 and opening_book.key_of(*solver._replay(moves, 6, 7)[:2], 6, 7) == key
-        )
+        position, mask, won = solver._replay(moves, 6, 7)
+        assert len(moves) == 4 and not won and opening_book.key_of(position, mask, 6, 7) == key

@@ -88,6 +88,23 @@ def levels(rows: int, cols: int, depth: int) -> list[dict[int, tuple[int, int]]]
     return found
 
 
+def sequences(rows: int, cols: int, depth: int) -> dict[int, str]:
+    """``{key: moves}``: one move sequence (Pons' notation, 1-based columns) to each
+    position of ``levels(rows, cols, depth)[depth]``, or to its mirror image (same key)."""
+    level = {key_of(0, 0, rows, cols): (0, 0, "")}
+    for plies in range(depth):
+        following = {}
+        if plies + 1 < rows * cols:
+            for position, mask, moves in level.values():
+                for column, move in moves_of(mask, rows, cols):
+                    if not has_four(position | move, rows):
+                        child = (position ^ mask, mask | move)
+                        step = (*child, moves + str(column + 1))
+                        following.setdefault(key_of(*child, rows, cols), step)
+        level = following
+    return {key: moves for key, (_, _, moves) in level.items()}
+
+
 def complete(
     rows: int, cols: int, found: list[dict[int, tuple[int, int]]], frontier: dict[int, int]
 ) -> dict[int, int]:

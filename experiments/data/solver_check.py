@@ -69,26 +69,6 @@ def _best_move_score(moves: str) -> int:
     return max(s for s in connect_four.move_scores(moves) if s is not None)
 
 
-def _paths(depth: int) -> dict[int, str]:
-    """``{book key: moves}`` of every 6x7 position at ``depth`` plies that is not over, one
-    move sequence each (to the position or its mirror image, which share a key)."""
-    from alphazero_jax.solvers import connect_four, opening_book
-
-    level = {opening_book.key_of(0, 0, 6, 7): ""}
-    for _ in range(depth):
-        following = {}
-        for moves in level.values():
-            for column in "1234567":
-                try:
-                    position, mask, won = connect_four._replay(moves + column, 6, 7)
-                except ValueError:  # a full column
-                    continue
-                if not won:
-                    following.setdefault(opening_book.key_of(position, mask, 6, 7), moves + column)
-        level = following
-    return level
-
-
 def _book_sample(count: int, depth: int, pons_solver: str | None) -> bool:
     """Times our search (and Pons', if given) on ``count`` positions at ``depth`` plies."""
     import random
@@ -96,7 +76,7 @@ def _book_sample(count: int, depth: int, pons_solver: str | None) -> bool:
 
     from alphazero_jax.solvers import connect_four, opening_book
 
-    paths = _paths(depth)
+    paths = opening_book.sequences(6, 7, depth)
     sample = random.Random(0).sample(sorted(paths.values()), min(count, len(paths)))
     start = time.perf_counter()
     ours = [connect_four.score(moves, book=None) for moves in sample]

@@ -43,14 +43,14 @@ def gating_threshold(rule: str, threshold: float) -> float:
     low, high = _SENSIBLE[rule]
     if threshold and not low <= threshold <= high:
         meaning = "wins >= threshold x losses" if rule == "win_ratio" else "score >= threshold"
-        raise ValueError(
-            f"gating rule {rule!r} ({meaning}) expects a threshold in [{low}, {high}] "
-            f"(or 0 for its default, {GATING_THRESHOLDS[rule]}), got {threshold}: below "
-            f"{low} it accepts a candidate that loses more than it wins."
+        why = (
+            f"below {low} it accepts a candidate that loses more than it wins"
             if threshold < low
-            else f"gating rule {rule!r} ({meaning}) expects a threshold in [{low}, {high}] "
-            f"(or 0 for its default, {GATING_THRESHOLDS[rule]}), got {threshold}: no "
-            f"candidate can pass."
+            else "no candidate can pass"
+        )
+        raise ValueError(
+            f"gating rule {rule!r} ({meaning}) expects a threshold in [{low}, {high}] (or 0 "
+            f"for its default, {GATING_THRESHOLDS[rule]}), got {threshold}: {why}."
         )
     return threshold or GATING_THRESHOLDS[rule]
 

@@ -72,37 +72,33 @@ class Book:
         return int(self.scores[index])
 
 
-def levels(rows: int, cols: int, depth: int) -> list[dict[int, tuple[int, int]]]:
-    """``levels[p]``: ``{key: (position, mask)}`` of every position with ``p`` stones that
-    is not over (a full board is over), one entry per mirror pair, for p = 0..depth."""
-    found = [{key_of(0, 0, rows, cols): (0, 0)}]
+def _walk(rows: int, cols: int, depth: int) -> list[dict[int, tuple[int, int, str]]]:
+    """``[p]``: ``{key: (position, mask, moves)}`` of every position with ``p`` stones that
+    is not over, one per mirror pair, each with the first move sequence found to it."""
+    found = [{key_of(0, 0, rows, cols): (0, 0, "")}]
     for plies in range(depth):
         following = {}
-        if plies + 1 < rows * cols:
-            for position, mask in found[-1].values():
-                for _, move in moves_of(mask, rows, cols):
-                    if not has_four(position | move, rows):
-                        child = (position ^ mask, mask | move)
-                        following.setdefault(key_of(*child, rows, cols), child)
-        found.append(following)
-    return found
-
-
-def sequences(rows: int, cols: int, depth: int) -> dict[int, str]:
-    """``{key: moves}``: one move sequence (Pons' notation, 1-based columns) to each
-    position of ``levels(rows, cols, depth)[depth]``, or to its mirror image (same key)."""
-    level = {key_of(0, 0, rows, cols): (0, 0, "")}
-    for plies in range(depth):
-        following = {}
-        if plies + 1 < rows * cols:
-            for position, mask, moves in level.values():
+        if plies + 1 < rows * cols:  # a full board is over
+            for position, mask, moves in found[-1].values():
                 for column, move in moves_of(mask, rows, cols):
                     if not has_four(position | move, rows):
                         child = (position ^ mask, mask | move)
                         step = (*child, moves + str(column + 1))
                         following.setdefault(key_of(*child, rows, cols), step)
-        level = following
-    return {key: moves for key, (_, _, moves) in level.items()}
+        found.append(following)
+    return found
+
+
+def levels(rows: int, cols: int, depth: int) -> list[dict[int, tuple[int, int]]]:
+    """``levels[p]``: ``{key: (position, mask)}`` of every position with ``p`` stones that
+    is not over (a full board is over), one entry per mirror pair, for p = 0..depth."""
+    return [{key: (p, m) for key, (p, m, _) in level.items()} for level in _walk(rows, cols, depth)]
+
+
+def sequences(rows: int, cols: int, depth: int) -> dict[int, str]:
+    """``{key: moves}``: one move sequence (Pons' notation, 1-based columns) to each
+    position of ``levels(rows, cols, depth)[depth]``, or to its mirror image (same key)."""
+    return {key: moves for key, (_, _, moves) in _walk(rows, cols, depth)[depth].items()}
 
 
 def complete(

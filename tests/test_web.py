@@ -306,12 +306,15 @@ def test_verdicts_beyond_the_node_budget_are_unknown():
 
 
 def test_a_long_solve_holds_up_no_other_request():
-    # The solver searches the empty 6x7 board (no book: 10 million nodes, seconds) on a
-    # thread of its own without the GIL; meanwhile a game against random goes on.
-    config = web.ServerConfig(verdict_nodes=10_000_000)
+    # The solver searches the empty 6x7 board (no book: 20 million nodes, seconds) on a
+    # thread of its own without the GIL; meanwhile a game against random goes on (its agent
+    # compiled first, in another game, so that its moves take milliseconds).
+    config = web.ServerConfig(verdict_nodes=20_000_000)
     with TestClient(web.create_app(config)) as client:
         solving = new(client, game="connect_four")
         playing = new(client, game="connect_four", agent="random")
+        warm = new(client, game="connect_four", agent="random")
+        assert client.post(f"/api/sessions/{warm['id']}/moves", json={"move": "1"}).is_success
         started, verdicts = threading.Event(), web._verdicts
 
         def solve(*args):

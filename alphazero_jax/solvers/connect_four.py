@@ -74,6 +74,12 @@ def _winning_cells(stones, mask, rows, full):
 
 
 @njit(cache=True, nogil=True)
+def _bounds(entry):
+    """(lower, upper) packed in the low 16 bits of a table entry."""
+    return np.int64((entry >> _U8) & _BYTE) - 128, np.int64(entry & _BYTE) - 128
+
+
+@njit(cache=True, nogil=True)
 def _probe(table, key, shift, tag_mask):
     """``(lower, upper, best)`` stored for ``key``: its bounds and its best move's rank in
     the column order plus one (0: none), or ``(-_UNKNOWN, _UNKNOWN, 0)``."""
@@ -84,7 +90,8 @@ def _probe(table, key, shift, tag_mask):
         entry = table[bucket, slot]
         if (entry >> _U16) == tag:
             best = np.int64((table[bucket, 2] >> np.uint64(8 + 4 * slot)) & _NIBBLE)
-            return np.int64((entry >> _U8) & _BYTE) - 128, np.int64(entry & _BYTE) - 128, best
+            lower, upper = _bounds(entry)
+            return lower, upper, best
     return -_UNKNOWN, _UNKNOWN, 0
 
 
@@ -104,9 +111,8 @@ def _store(table, key, shift, tag_mask, plies, lower, upper, best):
     first, second, info = table[bucket, 0], table[bucket, 1], table[bucket, 2]
     slot = 0 if (first >> _U16) == tag else 1 if (second >> _U16) == tag else -1
     if slot >= 0:
-        entry = table[bucket, slot]
-        lower = max(lower, np.int64((entry >> _U8) & _BYTE) - 128)
-        upper = min(upper, np.int64(entry & _BYTE) - 128)
+        old_lower, old_upper = _bounds(table[bucket, slot])
+        lower, upper = max(lower, old_lower), min(upper, old_upper)
         if best == 0:
             best = np.int64((info >> np.uint64(8 + 4 * slot)) & _NIBBLE)
     else:

@@ -15,6 +15,7 @@ import pytest
 from replaying import every_state
 
 from alphazero_jax import agents, games
+from alphazero_jax.games import quoridor
 
 GAME = games.make("quoridor", size=5, walls=3)
 STEP = jax.jit(GAME.step)
@@ -89,6 +90,70 @@ def test_a_wall_that_seals_a_pawn_in_is_illegal():
     # Played anyway, it ends the game as a loss for the mover.
     state = STEP(sealed, GAME.actions_from_text("b1v", sealed)[0])
     assert state.terminal and state.winner == 1
+
+
+def _grooves(state, names, game=GAME):
+    return [int(a) - 12 for a in game.actions_from_text(names, state)]
+
+
+def test_only_a_wall_that_closes_on_two_obstacles_can_cut_a_pawn_off():
+    touching = np.asarray(quoridor._touching(5, *quoridor._mover_view(5, GAME.init(None))[2:4]))
+    assert not touching.any()  # on an empty board a wall touches the edge at one end at most
+    pocket = positions.quoridor(GAME, pawns=("a5", "c1"), walls="a4h", walls_left=(3, 3))
+    _, _, walls_h, walls_v, _, _ = quoridor._mover_view(5, pocket)
+    touching = np.asarray(quoridor._touching(5, walls_h, walls_v))
+    # b4v's middle is a4h's end and its lower end is on the edge: it closes the pocket.
+    # a3v ends on a4h's middle, c4h on its end, a2h on the edge: one point each.
+    free = np.asarray(quoridor._free_grooves(5, walls_h, walls_v))
+    assert np.flatnonzero(touching & free).tolist() == _grooves(pocket, "b4v")
+    assert not touching[_grooves(pocket, "a3v c4h a2h d2v")].any()
+
+
+def _wall_heavy_states(size, walls, num_games, plies, seed):
+    """Every position of random games whose players place a wall four times in five."""
+    game = games.make("quoridor", size=size, walls=walls)
+
+    def ply(states, key):
+        wall_key, pick_key = jax.random.split(key)
+        legal = states.legal
+        walls_only = legal & (jnp.arange(game.num_actions) >= 12)
+        prefer = jax.random.bernoulli(wall_key, 0.8, (num_games, 1))
+        prefer = prefer & walls_only.any(-1, keepdims=True)
+        weights = jnp.where(prefer, walls_only, legal)
+        actions = jax.random.categorical(pick_key, jnp.where(weights, 0.0, -jnp.inf))
+        fresh = jax.vmap(game.init)(jax.random.split(key, num_games))
+        states = jax.vmap(game.step)(states, actions)
+        states = jax.tree.map(
+            lambda a, b: jnp.where(states.terminal.reshape((-1,) + (1,) * (a.ndim - 1)), a, b),
+            fresh,
+            states,
+        )
+        return states, states
+
+    start = jax.vmap(game.init)(jax.random.split(jax.random.key(0), num_games))
+    keys = jax.random.split(jax.random.key(seed), plies)
+    _, states = jax.jit(lambda s: jax.lax.scan(ply, s, keys))(start)
+    return jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), states)
+
+
+@pytest.mark.parametrize("size, walls", [(5, 10), (7, 12), (9, 20)])
+def test_the_path_check_agrees_with_a_fill_for_every_wall(size, walls):
+    # The reference: every free groove, both pawns, a plain flood fill from pawn to goal.
+    board = quoridor._Board(size, walls)
+
+    def both(state):
+        own, other, walls_h, walls_v, _, _ = quoridor._mover_view(size, state)
+        east, south = quoridor._open_edges(size, walls_h | board.add_h, walls_v | board.add_v)
+        pawns = jnp.stack([quoridor._pawn_rows(size, own), quoridor._pawn_rows(size, other)])
+        steps = quoridor._race(pawns, board.goals, east[:, None], south[:, None])
+        free = quoridor._free_grooves(size, walls_h, walls_v)
+        fast = quoridor._wall_moves(board, own, other, walls_h, walls_v, jnp.int32(1))
+        return fast, free & jnp.all(steps < quoridor.FAR, -1), free
+
+    states = _wall_heavy_states(size, walls, num_games=64, plies=60, seed=size)
+    fast, every, free = map(np.asarray, jax.jit(jax.vmap(both))(states))
+    np.testing.assert_array_equal(fast, every)
+    assert (free & ~every).sum() > 200  # many walls refused for cutting a pawn off
 
 
 def test_walls_may_neither_overlap_nor_cross():

@@ -29,9 +29,12 @@ Mirroring left to right maps this action space onto itself.
 A position keeps walls as rows of bits (bit ``c`` of row ``r`` is groove ``(r, c)``), so
 the path check is a breadth-first flood fill over bit rows: a round spreads the reached
 set one square in the four directions through the open edges with a few shifts and masks.
-The fills for every groove and both players run at once, until each reaches its goal row
-or stops growing. The mover's legal actions are computed once, by the move that makes the
-position, and kept in the state.
+Most walls need no fill (``_reach_goals``): a wall can cut a pawn off only if it touches
+the edge or other walls at two of its three points and blocks an edge of one of the
+pawn's shortest paths, which two distance fields per pawn find. The few walls left are
+filled from both ends, starting from the squares the wall cannot have cut off. The
+mover's legal actions are computed once, by the move that makes the position, and kept
+in the state.
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ _DIAGONAL = {
 # exact win and loss values it takes at the end.
 WEIGHTS = {"distance": 1.0, "walls": 0.5}
 FAR = 1 << 16  # the distance of an unreachable goal
+_FILLS = 16  # the path check's flood fills per round (see _reach_goals)
 
 
 @struct.dataclass
@@ -164,8 +168,11 @@ def _race(start: Array, goal: Array, east: Array, south: Array) -> Array:
     return steps
 
 
-def _distance_field(size: int, goal: Array, east: Array, south: Array) -> Array:
-    """int32[..., size, size]: every square's fewest steps to the ``goal`` squares."""
+def _distance_field(
+    size: int, goal: Array, east: Array, south: Array, needed: Array | bool = True
+) -> Array:
+    """int32[..., size, size]: every square's fewest steps to the ``goal`` squares (only
+    the goal squares' zeros where ``needed`` is false: the loop does not run)."""
     columns = np.arange(size, dtype=np.int32)
 
     def squares(rows: Array) -> Array:
@@ -180,7 +187,7 @@ def _distance_field(size: int, goal: Array, east: Array, south: Array) -> Array:
     goal = jnp.broadcast_to(goal, jnp.broadcast_shapes(goal.shape, east.shape))
     field = jnp.where(squares(goal), 0, FAR).astype(jnp.int32)
     _, field, _, _ = jax.lax.while_loop(
-        lambda c: c[3], grow, (goal, field, jnp.int32(0), jnp.bool_(True))
+        lambda c: c[3], grow, (goal, field, jnp.int32(0), jnp.asarray(needed))
     )
     return field
 
@@ -204,6 +211,10 @@ class _Board:
         empty = np.zeros_like(one_hot)
         self.add_h = np.concatenate([one_hot, empty])
         self.add_v = np.concatenate([empty, one_hot])
+        # The four squares beside each candidate wall: the 2 x 2 block at its groove.
+        corner = np.arange(size * size).reshape(size, size)[:-1, :-1].reshape(-1)
+        block = corner[:, None] + np.array([0, 1, size, size + 1])
+        self.blocks = np.concatenate([block, block]).astype(np.int32)  # [2 * grooves, 4]
 
     def start(self) -> tuple[np.ndarray, np.ndarray]:
         middle = self.size // 2
@@ -276,21 +287,129 @@ def _free_grooves(size: int, walls_h: Array, walls_v: Array) -> Array:
     return _test(free[:, None], jnp.arange(size - 1)).reshape(-1)
 
 
-def _reach_goals(board: _Board, own: Array, other: Array, walls_h: Array, walls_v: Array):
+def _squares(rows: Array, width: int) -> Array:
+    """bool[..., width]: the bits of int32 bit rows as squares."""
+    return _test(rows[..., None], jnp.arange(width))
+
+
+def _touching(size: int, walls_h: Array, walls_v: Array) -> Array:
+    """bool[2 * grooves]: the candidate walls (horizontal, then vertical) that would touch
+    the board's edge or a wall at two or more of their three points.
+
+    Walls and the edge form a graph on the ``(size + 1)^2`` corners between squares, and a
+    new wall cuts the squares into two regions only if it closes a cycle in that graph:
+    only if two of its points are already on it (both ends, or an end and the middle,
+    where another wall's end lies).
+    """
+    n = size - 1
+    w_h, w_v = _squares(walls_h, n), _squares(walls_v, n)
+
+    def placed(bits, row, col):  # [n, n] shifted onto the [size + 1, size + 1] corners
+        return jnp.pad(bits, ((row, 2 - row), (col, 2 - col)))
+
+    edge = np.ones((size + 1, size + 1), bool)
+    edge[1:-1, 1:-1] = False
+    corners = edge | placed(w_v, 0, 1) | placed(w_v, 2, 1) | placed(w_h | w_v, 1, 1)
+    corners = (corners | placed(w_h, 1, 0) | placed(w_h, 1, 2)).astype(jnp.int32)
+    middle = corners[1:size, 1:size]
+    touch_h = corners[1:size, :n] + middle + corners[1:size, 2:]  # groove (r, c): corners
+    touch_v = corners[:n, 1:size] + middle + corners[2:, 1:size]  # (r + 1, c..c + 2), etc.
+    return jnp.stack([touch_h, touch_v]).reshape(-1) >= 2
+
+
+def _rows(squares: Array) -> Array:
+    """int32[..., size]: bool squares ``[..., size, size]`` as bit rows."""
+    return jnp.sum(squares.astype(jnp.int32) << jnp.arange(squares.shape[-1]), axis=-1)
+
+
+def _shortest_path_grooves(size: int, near: Array, far: Array, east: Array, south: Array):
+    """bool[2, 2 * grooves]: per pawn, the candidate walls that would block an edge on one
+    of its shortest paths, given its distance fields from the pawn (``near``) and to its goal
+    (``far``), ``[2, size, size]``.
+
+    An edge from ``u`` to ``v`` lies on a shortest path when ``near(u) + 1 + far(v)`` is the
+    pawn's distance. A wall that blocks none of them leaves a shortest path open.
+    """
+    length = jnp.min(near + far, axis=(1, 2))[:, None, None]
+
+    def used(a_near, b_far, b_near, a_far):  # either way along an edge from a to b
+        return (a_near + 1 + b_far == length) | (b_near + 1 + a_far == length)
+
+    across = _squares(east, size - 1) & used(
+        near[:, :, :-1], far[:, :, 1:], near[:, :, 1:], far[:, :, :-1]
+    )  # [pawn, size, size - 1]
+    down = _squares(south, size) & used(near[:, :-1], far[:, 1:], near[:, 1:], far[:, :-1])
+    blocks_h = down[:, :, :-1] | down[:, :, 1:]  # a horizontal wall cuts two edges down
+    blocks_v = across[:, :-1] | across[:, 1:]
+    return jnp.concatenate([blocks_h, blocks_v], 1).reshape(2, -1)
+
+
+def _meet(ahead: Array, behind: Array, east: Array, south: Array) -> Array:
+    """bool[...]: whether the squares of ``ahead`` and ``behind`` (bit rows) connect. Both
+    grow a round at a time until they overlap or either stops growing."""
+
+    def grow(carry):
+        ahead, behind, _ = carry
+        wider, wider_behind = _spread(ahead, east, south), _spread(behind, east, south)
+        apart = ~_any_bit(wider & wider_behind)
+        live = apart & _any_bit(wider != ahead) & _any_bit(wider_behind != behind)
+        return wider, wider_behind, jnp.any(live)
+
+    start = jnp.any(~_any_bit(ahead & behind))
+    ahead, behind, _ = jax.lax.while_loop(lambda c: c[2], grow, (ahead, behind, start))
+    return _any_bit(ahead & behind)
+
+
+def _reach_goals(
+    board: _Board, own: Array, other: Array, walls_h: Array, walls_v: Array, needed=True
+):
     """bool[2 * grooves, 2]: with each candidate wall added, whether the mover's pawn, then
-    the other pawn, still reaches its goal edge (mover's frame)."""
+    the other pawn, still reaches its goal edge (mover's frame); all true, with no work
+    done, where ``needed`` is false (a mover without walls).
+
+    Most walls need no flood fill: one that touches fewer than two obstacles
+    (``_touching``) or blocks no shortest path of a pawn (``_shortest_path_grooves``) leaves
+    that pawn's way open. The rest -- a few (groove, pawn) pairs of the ``2 * grooves * 2``
+    -- are filled ``_FILLS`` at a time, in as many rounds as needed (under ``vmap``, as the
+    batch's most). A fill starts from what the wall cannot have cut: the squares nearer the
+    pawn than the wall's nearest square, and likewise nearer the goal. It grows both until
+    they meet, so it only walks round the wall.
+    """
     size = board.size
-    east, south = _open_edges(size, walls_h | board.add_h, walls_v | board.add_v)  # [K, ...]
+    east, south = _open_edges(size, walls_h, walls_v)
     pawns = jnp.stack([_pawn_rows(size, own), _pawn_rows(size, other)])  # [2, size]
-    steps = _race(pawns, board.goals, east[:, None], south[:, None])  # [K, 2]
-    return steps < FAR
+    starts = jnp.concatenate([pawns, board.goals])
+    field = _distance_field(size, starts, east, south, needed)
+    near, far = field[:2], field[2:]  # [pawn, row, col]: from the pawn; to its goal
+    doubt = _touching(size, walls_h, walls_v) & _shortest_path_grooves(size, near, far, east, south)
+    doubt = doubt & needed
+    add_h, add_v, block = (jnp.asarray(x) for x in (board.add_h, board.add_v, board.blocks))
+
+    def fill(carry):
+        doubt, reach = carry
+        (pair,) = jnp.nonzero(doubt, size=_FILLS, fill_value=0)  # flat (pawn, groove)
+        real = doubt[pair]
+        pawn, groove = pair // (2 * board.grooves), pair % (2 * board.grooves)
+        east, south = _open_edges(size, walls_h | add_h[groove], walls_v | add_v[groove])
+        ends = block[groove]  # [F, 4]: the squares beside the wall
+        safe_near = near.reshape(2, -1)[pawn[:, None], ends].min(-1)[:, None, None]
+        safe_far = far.reshape(2, -1)[pawn[:, None], ends].min(-1)[:, None, None]
+        ahead, behind = _rows(near[pawn] <= safe_near), _rows(far[pawn] <= safe_far)
+        cut = real & ~_meet(ahead, behind, east, south)
+        hit = pair[:, None] == jnp.arange(doubt.size)  # [F, pairs]
+        return doubt & ~jnp.any(hit, 0), reach & ~jnp.any(hit & cut[:, None], 0)
+
+    doubt, reach = doubt.reshape(-1), jnp.ones(doubt.size, bool)
+    _, reach = jax.lax.while_loop(lambda c: jnp.any(c[0]), fill, (doubt, reach))
+    return reach.reshape(2, -1).T
 
 
-def _wall_moves(board: _Board, own: Array, other: Array, walls_h: Array, walls_v: Array):
+def _wall_moves(board: _Board, own, other, walls_h, walls_v, walls_in_hand) -> Array:
     """bool[2 * grooves]: the grooves where a horizontal, then a vertical, wall may go
-    (mover's frame; walls in hand not considered)."""
-    reach = _reach_goals(board, own, other, walls_h, walls_v)
-    return _free_grooves(board.size, walls_h, walls_v) & jnp.all(reach, axis=-1)
+    (mover's frame)."""
+    needed = walls_in_hand > 0
+    reach = _reach_goals(board, own, other, walls_h, walls_v, needed)
+    return _free_grooves(board.size, walls_h, walls_v) & jnp.all(reach, axis=-1) & needed
 
 
 def _illegal_reasons(board: _Board, state: QuoridorState, action: int) -> tuple[str, ...]:
@@ -319,7 +438,7 @@ def _legal_actions(board: _Board, own, other, walls_h, walls_v, walls_in_hand) -
     """bool[A]: the mover's legal actions (mover's frame)."""
     east, south = _open_edges(board.size, walls_h, walls_v)
     pawn = _pawn_moves(board.size, own, other, east, south)
-    walls = _wall_moves(board, own, other, walls_h, walls_v) & (walls_in_hand > 0)
+    walls = _wall_moves(board, own, other, walls_h, walls_v, walls_in_hand)
     return jnp.concatenate([pawn, walls])
 
 

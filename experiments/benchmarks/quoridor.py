@@ -7,8 +7,9 @@ OpenSpiel's C++ game: ``pyspiel.random_sim_test`` plays whole random games in C+
 ``games.py``: random legal moves, games restarting when they end.
 
 The path check's share: the same loop once more with one extra legal-move computation
-(flood fills for every groove and both pawns) per move, as ``step`` makes one for the
-next mover; the difference over the plain loop's time is the check's cost.
+per move (``quoridor.legal_actions``: the distance fields and the fills of the walls in
+doubt), as ``step`` makes one for the next mover; the difference over the plain loop's
+time is the check's cost.
 """
 
 from __future__ import annotations

@@ -297,6 +297,14 @@ def test_append_lines__resumes_after_an_interruption_and_refuses_other_lines(tmp
         label_pons.append_lines(path, ["9", "2", "3", "4"], line_fn, name="set")
 
 
+def test_append_lines__with_two_processes_writes_the_lines_in_order(tmp_path):
+    path = tmp_path / "set.labels"
+    path.write_text("a A\n")
+    keys = ["a", "b", "c", "d", "e"]
+    label_pons.append_lines(path, keys, str.upper, name="set", jobs=2)
+    assert path.read_text() == "a A\nb B\nc C\nd D\ne E\n"
+
+
 def test_reorder__keeps_lines_of_another_selection_in_the_new_order(tmp_path):
     path = tmp_path / "set.labels"
     path.write_text("2 b\n4 d\n9 z\n")  # written for another selection: 2, 4 and 9

@@ -15,7 +15,8 @@ beside the set's positions (``alphazero_jax/data/pons/`` for Pons' sets), is
 
 Begin-Hard (Test_L1_R3) takes seconds to a minute per position beyond the opening book
 (those of at most 5 plies the book answers at once), so its labels may cover only its
-first positions in the published order (``--limit_hard``, default all 1000).
+first positions in the published order (``--limit_hard``, default all 1000); ``--jobs=2``
+labels on two cores, the lines still written in order.
 
 Lines are appended one at a time; an interrupted run picks up where it stopped. Labels
 written for another selection (before the book, Begin-Hard's first 300 positions of at
@@ -26,6 +27,8 @@ them, labelling the positions between them, then continued.
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
 import pathlib
 import time
 from collections.abc import Callable, Sequence
@@ -35,6 +38,7 @@ from absl import app, flags
 _SETS = flags.DEFINE_list("sets", None, "Sets to label (default: all of benchmark_sets.SETS).")
 _LIMIT_HARD = flags.DEFINE_integer("limit_hard", 1000, "Positions of Test_L1_R3 to label.")
 _CHECK = flags.DEFINE_bool("check", False, "Recompute the existing labels and compare.")
+_JOBS = flags.DEFINE_integer("jobs", 1, "Processes that label positions (lines stay in order).")
 
 _HARD = "Test_L1_R3"
 _CHARS = {1: "W", 0: "D", -1: "L", None: "."}
@@ -63,7 +67,12 @@ def _existing(path: pathlib.Path) -> list[str]:
 
 
 def append_lines(
-    path: pathlib.Path, keys: Sequence[str], line_fn: Callable[[str], str], *, name: str
+    path: pathlib.Path,
+    keys: Sequence[str],
+    line_fn: Callable[[str], str],
+    *,
+    name: str,
+    jobs: int = 1,
 ) -> None:
     """Writes ``<key> <line_fn(key)>`` for each key, one flushed line at a time, resuming.
 
@@ -76,6 +85,8 @@ def append_lines(
       keys: the first field of each line, in order (move strings).
       line_fn: the rest of a line from its key, e.g. ``label``.
       name: what the progress lines call the file.
+      jobs: processes computing ``line_fn`` (a module-level function, then) ahead of the
+        line being written; the lines are written in order all the same.
 
     Raises:
       ValueError: ``path`` holds lines that are not those of a prefix of ``keys``.
@@ -88,9 +99,15 @@ def append_lines(
         )
     path.write_text("".join(line + "\n" for line in done))  # drops an incomplete line
     start = time.perf_counter()
-    with path.open("a") as out:
-        for number in range(len(done), len(keys)):
-            out.write(f"{keys[number]} {line_fn(keys[number])}\n")
+    pending = keys[len(done) :]
+    with contextlib.ExitStack() as stack:
+        lines = map(line_fn, pending)
+        if jobs > 1 and len(pending) > 1:
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs))
+            lines = pool.imap(line_fn, pending)
+        out = stack.enter_context(path.open("a"))
+        for number, line in enumerate(lines, start=len(done)):
+            out.write(f"{keys[number]} {line}\n")
             out.flush()
             if (number + 1) % 50 == 0:
                 seconds = time.perf_counter() - start
@@ -130,7 +147,7 @@ def label_set(set_name: str) -> None:
     name = f"{set_name} ({benchmark_sets.SETS[set_name]}) labels"
     path, keys = perfect_play.labels_path(set_name), _selected(set_name)
     reorder(path, keys, label, name=name)
-    append_lines(path, keys, label, name=name)
+    append_lines(path, keys, label, name=name, jobs=_JOBS.value)
 
 
 def check_labels(set_name: str) -> bool:

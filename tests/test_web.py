@@ -25,6 +25,7 @@ from alphazero_jax.play import batching, web
 from alphazero_jax.play import session as play_session
 from alphazero_jax.play.agent_pool import AgentPool, PoolFull
 from alphazero_jax.play.compiler import Compiler
+from alphazero_jax.solvers import connect_four as solver
 from alphazero_jax.solvers import opening_book
 
 with warnings.catch_warnings():  # newer Starlette prefers httpx2 to httpx; both work
@@ -51,8 +52,9 @@ def test_games_lists_settings_bounds_and_agents(client):
     assert c4["settings"]["rows"] == {"default": 6, "min": 4, "max": 10, "step": 1}
     assert c4["solver"] and not listed["tic_tac_toe"]["solver"]
     specs = {a["spec"]: a for a in c4["agents"]}
-    assert set(specs) == {"az:pretrained", "mcts", "minimax", "greedy", "random"}
+    assert set(specs) == {"az:pretrained", "solver", "mcts", "minimax", "greedy", "random"}
     assert specs["az:pretrained"]["only_settings"] == [{"rows": 6, "cols": 7, "connect": 4}]
+    assert specs["solver"]["only_settings"] == [{"rows": 6, "cols": 7, "connect": 4}]
     assert specs["minimax"]["strength"]["name"] == "depth"
     assert specs["greedy"]["strength"] is None
 
@@ -190,7 +192,11 @@ BAD_SESSIONS = [
     ({"settings": {"rows": True}}, "settings.rows"),
     ({"settings": {"size": 3}}, "Unknown setting(s) size"),
     ({"agent": "az:/etc/passwd"}, "not served"),
-    ({"agent": "solver"}, "expected one of"),
+    ({"agent": "solver"}, "solver plays connect_four only, not tic_tac_toe"),
+    (
+        {"game": "connect_four", "settings": {"rows": 5}, "agent": "solver"},
+        "solver plays connect_four at rows=6,cols=7,connect=4 only, not rows=5,cols=7,connect=4",
+    ),
     ({"agent": "greedy:path"}, "greedy:path plays quoridor only, not tic_tac_toe"),
     ({"agent": "mcts:99999"}, "expected an integer in [1, 1024]"),
     ({"agent": "mcts:-1"}, "expected an integer in [1, 1024]"),
@@ -199,7 +205,10 @@ BAD_SESSIONS = [
     ({"human": "nobody"}, "'first', 'second' or 'none'"),
     ({"moves": "b2 b2"}, "Move 2 (b2) is not legal"),
     ({"moves": "q7"}, "moves:"),
-    ({"game": "connect_four", "settings": {"rows": 5}, "agent": "az:pretrained"}, "No pretrained"),
+    (
+        {"game": "connect_four", "settings": {"rows": 5}, "agent": "az:pretrained"},
+        "az:pretrained plays connect_four at rows=6,cols=7,connect=4 only, not rows=5",
+    ),
 ]
 
 
@@ -295,6 +304,17 @@ def test_solver_verdicts_per_column(client):
     assert set(verdicts["verdicts"]) == set("1234567")
     ttt = new(client)
     assert client.get(f"/api/sessions/{ttt['id']}/verdicts").status_code == 409
+
+
+def test_the_solver_plays_from_the_first_move_and_keeps_a_won_game_won(client):
+    # It opens in the centre, the only first move that wins (AlphaFour (blog)), at once
+    # from the opening book; after 1 it answers with a move that still wins.
+    view = new(client, game="connect_four", agent="solver", human="second")
+    assert view["moves"] == "4"
+    view = client.post(f"/api/sessions/{view['id']}/moves", json={"move": "1"}).json()
+    reply = int(view["moves"][-1])
+    assert view["moves"][:2] == "41" and len(view["moves"]) == 3
+    assert solver.verdicts("41")[reply - 1] == 1
 
 
 def test_verdicts_beyond_the_node_budget_are_unknown():

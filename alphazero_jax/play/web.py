@@ -204,10 +204,16 @@ def strongest(config: ServerConfig, kind: agents.AgentKind) -> int:
 
 
 def served_spec(
-    config: ServerConfig, spec: str, simulations: int | None, *, game: str | None = None
+    config: ServerConfig,
+    spec: str,
+    simulations: int | None,
+    *,
+    game: str | None = None,
+    settings: dict[str, int] | None = None,
 ) -> str:
-    """The spec of an agent the server plays (for ``game``, when given), with its strength
-    (``simulations`` replaces a search's); BadRequest for any other."""
+    """The spec of an agent the server plays (for ``game``, when given, at its ``settings``,
+    when given), with its strength (``simulations`` replaces a search's); BadRequest for
+    any other."""
     spec = spec.strip()
     found = agents.find_kind(spec, AGENT_KINDS)
     if found is None:
@@ -220,6 +226,15 @@ def served_spec(
     name, strength = kind.kind, kind.strength
     if game is not None and not kind.plays(game):
         raise BadRequest(f"agent: {name} plays {', '.join(kind.games)} only, not {game}.")
+    if game is not None and settings is not None and kind.only_settings is not None:
+        allowed = kind.only_settings(game)
+        if settings not in allowed:
+
+            def shown(one):
+                return ",".join(f"{key}={value}" for key, value in one.items())
+
+            where = " or ".join(shown(one) for one in allowed) or "no settings yet"
+            raise BadRequest(f"agent: {name} plays {game} at {where} only, not {shown(settings)}.")
     if strength is None:
         if argument or simulations is not None:
             raise BadRequest(f"agent {name!r} takes no strength, got {spec!r}.")
@@ -571,7 +586,9 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
             game = games.make(request.game, **request.settings)
         except ValueError as error:
             raise BadRequest(str(error)) from error
-        spec = served_spec(config, request.agent, request.simulations, game=game.name)
+        spec = served_spec(
+            config, request.agent, request.simulations, game=game.name, settings=dict(game.settings)
+        )
         batcher = await server.batcher(game, spec)
         programs = server.pool.programs[game, spec]  # held with the batcher: no compile
         session = PlaySession(game, batcher.agent, human=request.human, programs=programs)

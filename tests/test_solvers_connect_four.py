@@ -9,6 +9,7 @@ the end on 6x7), a draw 0, a loss the negation.
 
 import functools
 import random
+import threading
 
 import pytest
 
@@ -179,11 +180,23 @@ def test_verdicts__tiny_budget_raises_and_bad_positions_are_rejected():
     with pytest.raises(solver.SearchLimitReached, match="max_nodes=10 "):
         solver.verdicts("", max_nodes=10, book=None)  # a book would answer without search
     with pytest.raises(solver.SearchLimitReached, match="max_nodes=1,000 "):
-        solver.move_scores("44", max_nodes=1000)
+        solver.move_scores("44", max_nodes=1000, book=None)
     with pytest.raises(ValueError, match="is over"):
         solver.verdicts("4141414", max_nodes=10)
     with pytest.raises(ValueError, match="max_nodes in"):
         solver.verdicts("", max_nodes=-1)
+
+
+def test_each_thread_searches_with_a_table_of_its_own():
+    # A server solves verdicts on one thread and moves of its solver agent on others, and
+    # the search releases the GIL: a shared table could be read half written.
+    here = solver._tables(6, 7)
+    there = []
+    worker = threading.Thread(target=lambda: there.append(solver._tables(6, 7)))
+    worker.start()
+    worker.join()
+    assert here[2] is solver._tables(6, 7)[2] and there[0][2] is not here[2]
+    assert there[0][2].shape == here[2].shape
 
 
 def test_verdicts__aborted_searches_leave_the_table_correct():

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import concurrent.futures
 import contextlib
 import dataclasses
 import json
@@ -90,9 +91,10 @@ class ServerConfig:
         one position at a time; None: ``batching.default_sizes()`` (up to 8 on a CPU, 64
         on an accelerator).
       batch_wait: seconds a search waits for others to join its batch.
-      verdict_nodes: the solver's node budget for one verdict request (some 5 million a
+      verdict_nodes: the solver's node budget for one verdict request (some 10 million a
         second, on a thread of its own that holds up no other request); beyond it the
-        verdicts are reported unknown. The opening book, where one ships, costs none.
+        verdicts are reported unknown. The opening book, where one ships, costs none; the
+        default answers every 6x7 position we tried (BUILD.md), the slowest in 20-odd s.
       max_simulations, max_depth: the strongest network/MCTS search and alpha-beta depth a
         client may ask for.
       warm_up: compile the shipped agents' searches (at their default strength, every
@@ -107,7 +109,7 @@ class ServerConfig:
     max_body_bytes: int = 16_384
     batch_sizes: tuple[int, ...] | None = None
     batch_wait: float = 0.002
-    verdict_nodes: int = 20_000_000
+    verdict_nodes: int = 300_000_000
     max_simulations: int = 1024
     max_depth: int = 6
     warm_up: bool = False
@@ -277,6 +279,9 @@ class Server:
             label_fn=describe,
         )
         self.solver_lock = asyncio.Lock()
+        # The verdicts' searches run on this one thread, with its transposition table (the
+        # solver keeps one per thread), warm from the last request.
+        self.solver_thread = concurrent.futures.ThreadPoolExecutor(1, "solver")
         # The verdicts of recent positions, (game, moves) -> answer, oldest first out.
         self.verdicts: collections.OrderedDict = collections.OrderedDict()
         self.warm = not config.warm_up  # True once the warm-up compiled everything
@@ -339,6 +344,7 @@ class Server:
 
     async def close(self) -> None:
         await self.pool.close()
+        self.solver_thread.shutdown(wait=False, cancel_futures=True)
 
 
 def describe(game: Game, spec: str) -> str:
@@ -658,7 +664,10 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
         key = (session.game, session.moves_text())
         async with server.solver_lock:  # one solver (and its table) per process
             if key not in server.verdicts:
-                answer = await asyncio.to_thread(_verdicts, *key, config.verdict_nodes)
+                loop = asyncio.get_running_loop()
+                answer = await loop.run_in_executor(
+                    server.solver_thread, _verdicts, *key, config.verdict_nodes
+                )
                 server.verdicts[key] = answer
                 if len(server.verdicts) > VERDICTS_KEPT:
                     server.verdicts.popitem(last=False)

@@ -28,7 +28,7 @@ aborted search leaves only true bounds behind, and raises ``SearchLimitReached``
 
 from __future__ import annotations
 
-import functools
+import threading
 
 import numpy as np
 from numba import njit
@@ -291,9 +291,20 @@ def _replay(moves: str, rows: int, cols: int) -> tuple[int, int, bool]:
     return position, mask, won_at is not None
 
 
-@functools.cache
+_PER_THREAD = threading.local()
+
+
 def _tables(rows: int, cols: int) -> tuple[tuple, np.ndarray, np.ndarray]:
-    """(geometry, column order, transposition table) for one board size, made once."""
+    """(geometry, column order, transposition table) for one board size, made once per
+    thread: the search releases the GIL, and two searches writing one table at once (a
+    server's verdicts and its solver agent) could read an entry half written by the other."""
+    made = _PER_THREAD.__dict__.setdefault("tables", {})
+    if (rows, cols) not in made:
+        made[rows, cols] = _new_tables(rows, cols)
+    return made[rows, cols]
+
+
+def _new_tables(rows: int, cols: int) -> tuple[tuple, np.ndarray, np.ndarray]:
     column_bits = (1 << rows) - 1
     bottom = sum(1 << (c * (rows + 1)) for c in range(cols))
     full = bottom * column_bits

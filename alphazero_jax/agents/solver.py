@@ -123,7 +123,7 @@ KINDS = (
         "moves take minutes",
         _parse,
         games=("connect_four",),
-        # Offered by the play page once an opening book ships (then its moves take seconds).
+        # Offered by the play page where an opening book ships (6x7; then its moves take seconds).
         interactive=bool(opening_book.shipped_sizes()),
         example="solver",
         only_settings=_sizes_with_a_book,

@@ -119,7 +119,8 @@ KINDS = (
         "Perfect play (solver)",
         "perfect play from the exact solver, random among the moves of best outcome (`solver`) "
         "or of best Pons score, the fastest win and the slowest loss (`solver:exact`); it "
-        "reads the opening book where one ships (`solvers/opening_book.py`), else its first "
+        "reads the opening book where one ships (6x7, `solvers/opening_book.py`: moves at once "
+        "up to ply 5, then a second or two, at worst about 20 s at plies 6-7), else its first "
         "moves take minutes",
         _parse,
         games=("connect_four",),

@@ -284,8 +284,15 @@ def test_pretrained__settings_to_play_are_where_a_network_ships(tmp_path):
     from alphazero_jax.agents import pretrained
 
     assert pretrained.settings_to_play("connect_four") == {}  # its default size ships
-    assert pretrained.settings_to_play("othello") == {"size": 6, "legal_plane": 1}
     assert pretrained.settings_to_play("othello", folder=tmp_path) == {}  # none ships
+    # Only a 6x6 agent: play starts at 6x6. Once the default size (8x8) ships too, there.
+    for size in (6, 8):
+        key = f"othello-size{size}-legal_plane1"
+        (tmp_path / key).mkdir()
+        described = {"game": "othello", "settings": {"size": size, "legal_plane": 1}}
+        (tmp_path / key / pretrained.AGENT_FILE).write_text(json.dumps(described))
+        expected = {} if size == 8 else {"size": 6, "legal_plane": 1}
+        assert pretrained.settings_to_play("othello", folder=tmp_path) == expected
 
 
 def test_play_entry_point__othello_starts_where_its_shipped_agent_plays():

@@ -17,9 +17,10 @@ scores give the labels.
 ``othello`` evaluates a trained run against the game's baselines: random, its greedy
 player (``greedy:flips``) and alpha-beta on its heuristic at depths 2 to 4, ``--games`` each
 with colours swapped in pairs after two random opening plies, against the goals of
-``OTHELLO_GOALS``. ``quoridor`` does the same with Quoridor's baselines (``greedy:path``,
-minimax on the shortest-path race) and ``QUORIDOR_GOALS``; a goal of None is reported
-only. ``experiments.evaluate``
+``OTHELLO_GOALS`` for the run's board size (6x6: the learning proof; 8x8: the full-size
+agent's). ``quoridor`` does the same with Quoridor's baselines (``greedy:path``, minimax on
+the shortest-path race) and ``QUORIDOR_GOALS`` (5x5, 9x9); a goal of None is reported
+only; ``--opponents`` plays a subset. ``experiments.evaluate``
 fits the Elo ladder.
 """
 
@@ -44,6 +45,9 @@ _GAMES = flags.DEFINE_integer(
 )
 _SIMULATIONS = flags.DEFINE_list(
     "simulations", ["0", "128"], "Search simulations to evaluate with (0: the run's own)."
+)
+_OPPONENTS = flags.DEFINE_list(
+    "opponents", [], "othello, quoridor: the baselines to play (default: all of the size's)."
 )
 flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
 
@@ -117,18 +121,21 @@ def _connect_four() -> None:
         )
 
 
-# The game's baselines and the share of games the trained network must win against each.
+# The game's baselines and the share of games the trained network must win against each,
+# by board size: the small boards' learning proofs, and the full-size agents' goals.
 OTHELLO_GOALS = {
-    "random": 0.99,
-    "greedy:flips": 0.90,
-    "minimax:2": 0.60,
-    "minimax:3": None,
-    "minimax:4": None,
+    6: {"random": 0.99, "greedy:flips": 0.90, "minimax:2": 0.60, "minimax:3": None,
+        "minimax:4": None},
+    8: {"random": 0.99, "greedy:flips": None, "minimax:2": None, "minimax:3": 0.90,
+        "minimax:4": None},
+}  # fmt: skip
+QUORIDOR_GOALS = {
+    5: {"random": 0.99, "greedy:path": 0.80, "minimax:2": None, "minimax:3": None},
+    9: {"random": 0.99, "greedy:path": 0.90, "minimax:2": None, "minimax:3": None},
 }
-QUORIDOR_GOALS = {"random": 0.99, "greedy:path": 0.80, "minimax:2": None, "minimax:3": None}
 
 
-def _against_baselines(title: str, goals: dict[str, float | None]) -> None:
+def _against_baselines(title: str, goals_by_size: dict[int, dict[str, float | None]]) -> None:
     import jax
 
     from alphazero_jax import runs
@@ -136,6 +143,14 @@ def _against_baselines(title: str, goals: dict[str, float | None]) -> None:
 
     run = runs.restore_network(_WORKDIR.value)
     print(f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
+    size = int(run.game.settings["size"])
+    # Another size is held to the nearest listed size's goals.
+    goals = goals_by_size[min(goals_by_size, key=lambda listed: abs(listed - size))]
+    if _OPPONENTS.value:
+        unknown = sorted(set(_OPPONENTS.value) - set(goals))
+        if unknown:
+            raise app.UsageError(f"--opponents: expected some of {list(goals)}; got {unknown}.")
+        goals = {name: goal for name, goal in goals.items() if name in _OPPONENTS.value}
     for simulations in (int(s) for s in _SIMULATIONS.value):
         described = network_measures.describe_search(run, simulations)
         for opponent, goal in goals.items():

@@ -192,3 +192,20 @@ def test_train_evaluation__old_configs_get_evaluation_off(tmp_path):
     del config["evaluation"], config["gating"]
     components = train.build(ml_collections.ConfigDict(config))
     assert components.evaluator is None
+
+
+def test_learning_proof__goals_by_board_size_from_a_games_settings():
+    from experiments.strength import learning_proof as proof
+
+    eight = games.make("othello", size=8).settings  # (name, value) pairs, as a run's game has
+    assert proof.goals_for(proof.OTHELLO_GOALS, eight)["minimax:3"] == 0.90
+    assert (
+        proof.goals_for(proof.OTHELLO_GOALS, games.make("othello", size=6).settings)["minimax:2"]
+        == 0.60
+    )
+    ten = games.make("othello", size=10).settings  # held to the nearest listed size, 8
+    assert proof.goals_for(proof.OTHELLO_GOALS, ten) == proof.OTHELLO_GOALS[8]
+    nine = games.make("quoridor", size=9, walls=10).settings
+    assert proof.goals_for(proof.QUORIDOR_GOALS, nine, ["greedy:path"]) == {"greedy:path": 0.90}
+    with pytest.raises(ValueError, match=r"expected some of .*got \['greedy:flips'\]"):
+        proof.goals_for(proof.QUORIDOR_GOALS, nine, ["random", "greedy:flips"])

@@ -27,6 +27,7 @@ fits the Elo ladder.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Sequence
 
 from absl import app, flags
 
@@ -135,6 +136,27 @@ QUORIDOR_GOALS = {
 }
 
 
+def goals_for(
+    goals_by_size: dict[int, dict[str, float | None]],
+    settings: Iterable[tuple[str, int]],
+    opponents: Sequence[str] = (),
+) -> dict[str, float | None]:
+    """The goals of ``goals_by_size`` for a game at ``settings`` (its ``Game.settings``
+    pairs): those of the listed size nearest the board's, only ``opponents``' if any given.
+
+    Raises:
+      ValueError: an opponent that has no goal at that size.
+    """
+    size = int(dict(settings)["size"])
+    goals = goals_by_size[min(goals_by_size, key=lambda listed: abs(listed - size))]
+    if not opponents:
+        return dict(goals)
+    unknown = sorted(set(opponents) - set(goals))
+    if unknown:
+        raise ValueError(f"--opponents: expected some of {list(goals)}; got {unknown}.")
+    return {name: goal for name, goal in goals.items() if name in opponents}
+
+
 def _against_baselines(title: str, goals_by_size: dict[int, dict[str, float | None]]) -> None:
     import jax
 
@@ -143,14 +165,10 @@ def _against_baselines(title: str, goals_by_size: dict[int, dict[str, float | No
 
     run = runs.restore_network(_WORKDIR.value)
     print(f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
-    size = int(run.game.settings["size"])
-    # Another size is held to the nearest listed size's goals.
-    goals = goals_by_size[min(goals_by_size, key=lambda listed: abs(listed - size))]
-    if _OPPONENTS.value:
-        unknown = sorted(set(_OPPONENTS.value) - set(goals))
-        if unknown:
-            raise app.UsageError(f"--opponents: expected some of {list(goals)}; got {unknown}.")
-        goals = {name: goal for name, goal in goals.items() if name in _OPPONENTS.value}
+    try:
+        goals = goals_for(goals_by_size, run.game.settings, _OPPONENTS.value)
+    except ValueError as error:
+        raise app.UsageError(str(error)) from error
     for simulations in (int(s) for s in _SIMULATIONS.value):
         described = network_measures.describe_search(run, simulations)
         for opponent, goal in goals.items():

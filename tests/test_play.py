@@ -295,15 +295,17 @@ def test_pretrained__settings_to_play_are_where_a_network_ships(tmp_path):
         assert pretrained.settings_to_play("othello", folder=tmp_path) == expected
 
 
-def test_play_entry_point__othello_starts_where_its_shipped_agent_plays():
-    command = [sys.executable, "-m", "experiments.play", "--game=othello"]
+def test_play_entry_point__othello_and_quoridor_start_against_their_full_size_agents():
     env = dict(os.environ, JAX_PLATFORMS="cpu")
-    done = subprocess.run(
-        command, cwd=REPO, env=env, input="quit\n", capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    assert "Playing othello at size=6,legal_plane=1, where its shipped agent plays" in (done.stdout)
-    assert "against az:pretrained" in done.stdout and "a b c d e f\n" in done.stdout
+    files = {"othello": "a b c d e f g h\n", "quoridor": "a   b   c   d   e   f   g   h   i\n"}
+    for name, header in files.items():
+        command = [sys.executable, "-m", "experiments.play", f"--game={name}"]
+        done = subprocess.run(
+            command, cwd=REPO, env=env, input="quit\n", capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        assert "where its shipped agent plays" not in done.stdout  # the default size ships
+        assert "against az:pretrained" in done.stdout and header in done.stdout
 
 
 def test_pretrained__every_shipped_agent_loads_and_plays_its_game():

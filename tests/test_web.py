@@ -102,11 +102,14 @@ def test_quoridor_through_the_api__a_pawn_move_walls_and_a_refused_wall(client):
     quoridor = listed["quoridor"]
     assert quoridor["title"] == "Quoridor" and not quoridor["solver"]
     assert quoridor["settings"]["size"] == {"default": 9, "min": 5, "max": 9, "step": 2}
-    # The shipped network plays 5x5 with 3 walls; greedy:path comes next.
+    # Shipped networks play 5x5 with 3 walls and 9x9 with 10; greedy:path comes next.
     specs = [a["spec"] for a in quoridor["agents"]]
     assert specs[:2] == ["az:pretrained", "greedy:path"]
-    shipped = {"size": 5, "walls": 3, "distance_planes": 1}
-    assert quoridor["agents"][0]["only_settings"] == [shipped]
+    shipped = [
+        {"size": 5, "walls": 3, "distance_planes": 1},
+        {"size": 9, "walls": 10, "distance_planes": 1},
+    ]
+    assert quoridor["agents"][0]["only_settings"] == shipped
     assert "greedy:path" not in {a["spec"] for a in listed["othello"]["agents"]}
     view = new(client, game="quoridor", settings={"size": 5, "walls": 3}, agent="greedy:path")
     assert view["board"]["pawns"] == [[4, 2], [0, 2]] and view["board"]["walls_left"] == [3, 3]

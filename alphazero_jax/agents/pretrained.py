@@ -61,7 +61,7 @@ def shipped(name: str, folder: pathlib.Path | None = None) -> list[dict[str, int
 def settings_to_play(name: str, folder: pathlib.Path | None = None) -> dict[str, int]:
     """Settings of the game ``name`` at which ``az:pretrained`` plays: ``{}`` (the game's
     defaults) when an agent ships for them, else those of the first agent shipped for the
-    game (Othello's is 6x6), else ``{}`` (none ships: ``from_spec`` says so)."""
+    game, else ``{}`` (none ships: ``from_spec`` says so)."""
     found = shipped(name, folder)
     defaults = dict(games.make(name).settings)
     if not found or defaults in found:

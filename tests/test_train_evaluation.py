@@ -195,7 +195,7 @@ def test_train_evaluation__old_configs_get_evaluation_off(tmp_path):
 
 
 def test_learning_proof__goals_by_board_size_from_a_games_settings():
-    from experiments.strength import learning_proof as proof
+    from experiments.strength import network_measures as proof
 
     eight = games.make("othello", size=8).settings  # (name, value) pairs, as a run's game has
     assert proof.goals_for(proof.OTHELLO_GOALS, eight)["minimax:3"] == 0.90

@@ -17,17 +17,16 @@ scores give the labels.
 ``othello`` evaluates a trained run against the game's baselines: random, its greedy
 player (``greedy:flips``) and alpha-beta on its heuristic at depths 2 to 4, ``--games`` each
 with colours swapped in pairs after two random opening plies, against the goals of
-``OTHELLO_GOALS`` for the run's board size (6x6: the learning proof; 8x8: the full-size
-agent's). ``quoridor`` does the same with Quoridor's baselines (``greedy:path``, minimax on
-the shortest-path race) and ``QUORIDOR_GOALS`` (5x5, 9x9); a goal of None is reported
-only; ``--opponents`` plays a subset. ``experiments.evaluate``
+``network_measures.OTHELLO_GOALS`` for the run's board size (6x6: the learning proof;
+8x8: the full-size agent's). ``quoridor`` does the same with Quoridor's baselines
+(``greedy:path``, minimax on the shortest-path race) and ``QUORIDOR_GOALS`` (5x5, 9x9); a
+goal of None is reported only; ``--opponents`` plays a subset. ``experiments.evaluate``
 fits the Elo ladder.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
 
 from absl import app, flags
 
@@ -57,8 +56,8 @@ def main(argv: list[str]) -> None:
     modes = {
         "tic_tac_toe": _tic_tac_toe,
         "connect_four": _connect_four,
-        "othello": lambda: _against_baselines("Othello", OTHELLO_GOALS),
-        "quoridor": lambda: _against_baselines("Quoridor", QUORIDOR_GOALS),
+        "othello": lambda: _against_baselines("Othello", "OTHELLO_GOALS"),
+        "quoridor": lambda: _against_baselines("Quoridor", "QUORIDOR_GOALS"),
     }
     if len(argv) != 2 or argv[1] not in modes:
         raise app.UsageError(f"Expected one mode, one of {', '.join(modes)}; got {argv[1:]}.")
@@ -122,42 +121,9 @@ def _connect_four() -> None:
         )
 
 
-# The game's baselines and the share of games the trained network must win against each,
-# by board size: the small boards' learning proofs, and the full-size agents' goals.
-OTHELLO_GOALS = {
-    6: {"random": 0.99, "greedy:flips": 0.90, "minimax:2": 0.60, "minimax:3": None,
-        "minimax:4": None},
-    8: {"random": 0.99, "greedy:flips": None, "minimax:2": None, "minimax:3": 0.90,
-        "minimax:4": None},
-}  # fmt: skip
-QUORIDOR_GOALS = {
-    5: {"random": 0.99, "greedy:path": 0.80, "minimax:2": None, "minimax:3": None},
-    9: {"random": 0.99, "greedy:path": 0.90, "minimax:2": None, "minimax:3": None},
-}
-
-
-def goals_for(
-    goals_by_size: dict[int, dict[str, float | None]],
-    settings: Iterable[tuple[str, int]],
-    opponents: Sequence[str] = (),
-) -> dict[str, float | None]:
-    """The goals of ``goals_by_size`` for a game at ``settings`` (its ``Game.settings``
-    pairs): those of the listed size nearest the board's, only ``opponents``' if any given.
-
-    Raises:
-      ValueError: an opponent that has no goal at that size.
-    """
-    size = int(dict(settings)["size"])
-    goals = goals_by_size[min(goals_by_size, key=lambda listed: abs(listed - size))]
-    if not opponents:
-        return dict(goals)
-    unknown = sorted(set(opponents) - set(goals))
-    if unknown:
-        raise ValueError(f"--opponents: expected some of {list(goals)}; got {unknown}.")
-    return {name: goal for name, goal in goals.items() if name in opponents}
-
-
-def _against_baselines(title: str, goals_by_size: dict[int, dict[str, float | None]]) -> None:
+def _against_baselines(title: str, goals_name: str) -> None:
+    """Plays the run against its game's baselines; ``goals_name`` names the goal table in
+    ``network_measures`` (imported here, after JAX's host devices are set)."""
     import jax
 
     from alphazero_jax import runs
@@ -166,7 +132,8 @@ def _against_baselines(title: str, goals_by_size: dict[int, dict[str, float | No
     run = runs.restore_network(_WORKDIR.value)
     print(f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
     try:
-        goals = goals_for(goals_by_size, run.game.settings, _OPPONENTS.value)
+        goals_by_size = getattr(network_measures, goals_name)
+        goals = network_measures.goals_for(goals_by_size, run.game.settings, _OPPONENTS.value)
     except ValueError as error:
         raise app.UsageError(str(error)) from error
     for simulations in (int(s) for s in _SIMULATIONS.value):

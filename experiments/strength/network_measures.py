@@ -1,8 +1,10 @@
 """Evaluation helpers for the proof scripts: a trained network's moves (greedy search or raw
 policy), its results against a random player, and its value accuracy on the perfect-play
-sets (``benchmark_sets.SETS``)."""
+sets (``benchmark_sets.SETS``); the goals of the Othello and Quoridor proofs by board size."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
 
 import jax
 import numpy as np
@@ -85,3 +87,38 @@ def value_accuracy(run, set_name: str) -> dict[str, float]:
         "three_way": float(np.mean(predicted == label)),
         "decisive_sign": float(np.mean(np.sign(value[decisive]) == label[decisive])),
     }
+
+
+# The game's baselines and the share of games the trained network must win against each,
+# by board size: the small boards' learning proofs, and the full-size agents' goals.
+OTHELLO_GOALS = {
+    6: {"random": 0.99, "greedy:flips": 0.90, "minimax:2": 0.60, "minimax:3": None,
+        "minimax:4": None},
+    8: {"random": 0.99, "greedy:flips": None, "minimax:2": None, "minimax:3": 0.90,
+        "minimax:4": None},
+}  # fmt: skip
+QUORIDOR_GOALS = {
+    5: {"random": 0.99, "greedy:path": 0.80, "minimax:2": None, "minimax:3": None},
+    9: {"random": 0.99, "greedy:path": 0.90, "minimax:2": None, "minimax:3": None},
+}
+
+
+def goals_for(
+    goals_by_size: dict[int, dict[str, float | None]],
+    settings: Iterable[tuple[str, int]],
+    opponents: Sequence[str] = (),
+) -> dict[str, float | None]:
+    """The goals of ``goals_by_size`` for a game at ``settings`` (its ``Game.settings``
+    pairs): those of the listed size nearest the board's, only ``opponents``' if any given.
+
+    Raises:
+      ValueError: an opponent that has no goal at that size.
+    """
+    size = int(dict(settings)["size"])
+    goals = goals_by_size[min(goals_by_size, key=lambda listed: abs(listed - size))]
+    if not opponents:
+        return dict(goals)
+    unknown = sorted(set(opponents) - set(goals))
+    if unknown:
+        raise ValueError(f"--opponents: expected some of {list(goals)}; got {unknown}.")
+    return {name: goal for name, goal in goals.items() if name in opponents}

@@ -194,18 +194,17 @@ def test_train_evaluation__old_configs_get_evaluation_off(tmp_path):
     assert components.evaluator is None
 
 
-def test_learning_proof__goals_by_board_size_from_a_games_settings():
-    from experiments.strength import network_measures as proof
+def test_learning_proof__goals_by_game_and_board_size():
+    from experiments.strength import network_measures as measures
 
-    eight = games.make("othello", size=8).settings  # (name, value) pairs, as a run's game has
-    assert proof.goals_for(proof.OTHELLO_GOALS, eight)["minimax:3"] == 0.90
-    assert (
-        proof.goals_for(proof.OTHELLO_GOALS, games.make("othello", size=6).settings)["minimax:2"]
-        == 0.60
-    )
-    ten = games.make("othello", size=10).settings  # held to the nearest listed size, 8
-    assert proof.goals_for(proof.OTHELLO_GOALS, ten) == proof.OTHELLO_GOALS[8]
-    nine = games.make("quoridor", size=9, walls=10).settings
-    assert proof.goals_for(proof.QUORIDOR_GOALS, nine, ["greedy:path"]) == {"greedy:path": 0.90}
+    goals = measures.BASELINE_GOALS
+    assert measures.goals_for(games.make("othello", size=8))["minimax:3"] == 0.90
+    assert measures.goals_for(games.make("othello", size=6))["minimax:2"] == 0.60
+    # Another size is held to the nearest listed one: 10x10 Othello to 8x8's goals.
+    assert measures.goals_for(games.make("othello", size=10)) == goals["othello"][8]
+    nine = games.make("quoridor", size=9, walls=10)
+    assert measures.goals_for(nine, ["greedy:path"]) == {"greedy:path": 0.90}
     with pytest.raises(ValueError, match=r"expected some of .*got \['greedy:flips'\]"):
-        proof.goals_for(proof.QUORIDOR_GOALS, nine, ["random", "greedy:flips"])
+        measures.goals_for(nine, ["random", "greedy:flips"])
+    with pytest.raises(ValueError, match=r"got 'tic_tac_toe'"):
+        measures.goals_for(games.make("tic_tac_toe"))

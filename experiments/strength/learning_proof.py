@@ -17,10 +17,10 @@ scores give the labels.
 ``othello`` evaluates a trained run against the game's baselines: random, its greedy
 player (``greedy:flips``) and alpha-beta on its heuristic at depths 2 to 4, ``--games`` each
 with colours swapped in pairs after two random opening plies, against the goals of
-``network_measures.OTHELLO_GOALS`` for the run's board size (6x6: the learning proof;
+``network_measures.BASELINE_GOALS`` for the run's board size (6x6: the learning proof;
 8x8: the full-size agent's). ``quoridor`` does the same with Quoridor's baselines
-(``greedy:path``, minimax on the shortest-path race) and ``QUORIDOR_GOALS`` (5x5, 9x9); a
-goal of None is reported only; ``--opponents`` plays a subset. ``experiments.evaluate``
+(``greedy:path``, minimax on the shortest-path race) and goals (5x5, 9x9); a goal of None
+is reported only; ``--opponents`` plays a subset. ``experiments.evaluate``
 fits the Elo ladder.
 """
 
@@ -56,8 +56,8 @@ def main(argv: list[str]) -> None:
     modes = {
         "tic_tac_toe": _tic_tac_toe,
         "connect_four": _connect_four,
-        "othello": lambda: _against_baselines("Othello", "OTHELLO_GOALS"),
-        "quoridor": lambda: _against_baselines("Quoridor", "QUORIDOR_GOALS"),
+        "othello": lambda: _against_baselines("Othello"),
+        "quoridor": lambda: _against_baselines("Quoridor"),
     }
     if len(argv) != 2 or argv[1] not in modes:
         raise app.UsageError(f"Expected one mode, one of {', '.join(modes)}; got {argv[1:]}.")
@@ -121,9 +121,7 @@ def _connect_four() -> None:
         )
 
 
-def _against_baselines(title: str, goals_name: str) -> None:
-    """Plays the run against its game's baselines; ``goals_name`` names the goal table in
-    ``network_measures`` (imported here, after JAX's host devices are set)."""
+def _against_baselines(title: str) -> None:
     import jax
 
     from alphazero_jax import runs
@@ -132,8 +130,7 @@ def _against_baselines(title: str, goals_name: str) -> None:
     run = runs.restore_network(_WORKDIR.value)
     print(f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
     try:
-        goals_by_size = getattr(network_measures, goals_name)
-        goals = network_measures.goals_for(goals_by_size, run.game.settings, _OPPONENTS.value)
+        goals = network_measures.goals_for(run.game, _OPPONENTS.value)
     except ValueError as error:
         raise app.UsageError(str(error)) from error
     for simulations in (int(s) for s in _SIMULATIONS.value):

@@ -4,7 +4,7 @@ sets (``benchmark_sets.SETS``); the goals of the Othello and Quoridor proofs by 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import jax
 import numpy as np
@@ -90,32 +90,33 @@ def value_accuracy(run, set_name: str) -> dict[str, float]:
 
 
 # The game's baselines and the share of games the trained network must win against each,
-# by board size: the small boards' learning proofs, and the full-size agents' goals.
-OTHELLO_GOALS = {
-    6: {"random": 0.99, "greedy:flips": 0.90, "minimax:2": 0.60, "minimax:3": None,
-        "minimax:4": None},
-    8: {"random": 0.99, "greedy:flips": None, "minimax:2": None, "minimax:3": 0.90,
-        "minimax:4": None},
+# by game and board size: the small boards' learning proofs, and the full-size agents' goals.
+BASELINE_GOALS = {
+    "othello": {
+        6: {"random": 0.99, "greedy:flips": 0.90, "minimax:2": 0.60, "minimax:3": None,
+            "minimax:4": None},
+        8: {"random": 0.99, "greedy:flips": None, "minimax:2": None, "minimax:3": 0.90,
+            "minimax:4": None},
+    },
+    "quoridor": {
+        5: {"random": 0.99, "greedy:path": 0.80, "minimax:2": None, "minimax:3": None},
+        9: {"random": 0.99, "greedy:path": 0.90, "minimax:2": None, "minimax:3": None},
+    },
 }  # fmt: skip
-QUORIDOR_GOALS = {
-    5: {"random": 0.99, "greedy:path": 0.80, "minimax:2": None, "minimax:3": None},
-    9: {"random": 0.99, "greedy:path": 0.90, "minimax:2": None, "minimax:3": None},
-}
 
 
-def goals_for(
-    goals_by_size: dict[int, dict[str, float | None]],
-    settings: Iterable[tuple[str, int]],
-    opponents: Sequence[str] = (),
-) -> dict[str, float | None]:
-    """The goals of ``goals_by_size`` for a game at ``settings`` (its ``Game.settings``
-    pairs): those of the listed size nearest the board's, only ``opponents``' if any given.
+def goals_for(game: games.Game, opponents: Sequence[str] = ()) -> dict[str, float | None]:
+    """The ``BASELINE_GOALS`` of ``game``: those of the listed size nearest its board's,
+    only ``opponents``' if any are given.
 
     Raises:
-      ValueError: an opponent that has no goal at that size.
+      ValueError: a game without goals, or an opponent that has no goal at that size.
     """
-    size = int(dict(settings)["size"])
-    goals = goals_by_size[min(goals_by_size, key=lambda listed: abs(listed - size))]
+    if game.name not in BASELINE_GOALS:
+        raise ValueError(f"expected a game of {list(BASELINE_GOALS)}; got {game.name!r}.")
+    by_size = BASELINE_GOALS[game.name]
+    size = int(dict(game.settings)["size"])
+    goals = by_size[min(by_size, key=lambda listed: abs(listed - size))]
     if not opponents:
         return dict(goals)
     unknown = sorted(set(opponents) - set(goals))

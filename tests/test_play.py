@@ -3,6 +3,7 @@ front end with scripted input, and the entry point."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -297,8 +298,8 @@ def test_pretrained__settings_to_play_are_where_a_network_ships(tmp_path):
 
 def test_play_entry_point__othello_and_quoridor_start_against_their_full_size_agents():
     env = dict(os.environ, JAX_PLATFORMS="cpu")
-    files = {"othello": "a b c d e f g h\n", "quoridor": "a   b   c   d   e   f   g   h   i\n"}
-    for name, header in files.items():
+    headers = {"othello": "a b c d e f g h\n", "quoridor": "a   b   c   d   e   f   g   h   i\n"}
+    for name, header in headers.items():
         command = [sys.executable, "-m", "experiments.play", f"--game={name}"]
         done = subprocess.run(
             command, cwd=REPO, env=env, input="quit\n", capture_output=True, text=True, timeout=300
@@ -306,6 +307,31 @@ def test_play_entry_point__othello_and_quoridor_start_against_their_full_size_ag
         assert done.returncode == 0, done.stderr
         assert "where its shipped agent plays" not in done.stdout  # the default size ships
         assert "against az:pretrained" in done.stdout and header in done.stdout
+
+
+def test_play_entry_point__starts_where_the_only_shipped_agent_plays(tmp_path):
+    """With only Othello's 6x6 agent shipped (a folder holding a copy of it), play starts
+    at 6x6 and says so in one line."""
+    from alphazero_jax.agents import pretrained
+
+    key = "othello-size6-legal_plane1"
+    shutil.copytree(pretrained.directory() / key, tmp_path / key)
+    script = (
+        "import pathlib, sys\n"
+        "from absl import app\n"
+        "from alphazero_jax.agents import pretrained\n"
+        "from experiments import play\n"
+        "pretrained.directory = lambda: pathlib.Path(sys.argv[1])\n"
+        "app.run(play.main, argv=['play', '--game=othello'])\n"
+    )
+    command = [sys.executable, "-c", script, str(tmp_path)]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    done = subprocess.run(
+        command, cwd=REPO, env=env, input="quit\n", capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Playing othello at size=6,legal_plane=1, where its shipped agent plays" in done.stdout
+    assert "against az:pretrained" in done.stdout and "a b c d e f\n" in done.stdout
 
 
 def test_pretrained__every_shipped_agent_loads_and_plays_its_game():

@@ -204,7 +204,7 @@ def test_learning_proof__goals_by_game_and_board_size():
     assert measures.goals_for(games.make("othello", size=10)) == goals["othello"][8]
     nine = games.make("quoridor", size=9, walls=10)
     assert measures.goals_for(nine, ["greedy:path"]) == {"greedy:path": 0.90}
-    with pytest.raises(ValueError, match=r"expected some of .*got \['greedy:flips'\]"):
+    with pytest.raises(ValueError, match=r"expected opponents among .*got \['greedy:flips'\]"):
         measures.goals_for(nine, ["random", "greedy:flips"])
     with pytest.raises(ValueError, match=r"got 'tic_tac_toe'"):
         measures.goals_for(games.make("tic_tac_toe"))

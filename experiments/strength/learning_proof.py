@@ -132,7 +132,7 @@ def _against_baselines(title: str) -> None:
     try:
         goals = network_measures.goals_for(run.game, _OPPONENTS.value)
     except ValueError as error:
-        raise app.UsageError(str(error)) from error
+        raise app.UsageError(f"--opponents: {error}") from error
     for simulations in (int(s) for s in _SIMULATIONS.value):
         described = network_measures.describe_search(run, simulations)
         for opponent, goal in goals.items():

@@ -121,5 +121,5 @@ def goals_for(game: games.Game, opponents: Sequence[str] = ()) -> dict[str, floa
         return dict(goals)
     unknown = sorted(set(opponents) - set(goals))
     if unknown:
-        raise ValueError(f"--opponents: expected some of {list(goals)}; got {unknown}.")
+        raise ValueError(f"expected opponents among {list(goals)}; got {unknown}.")
     return {name: goal for name, goal in goals.items() if name in opponents}

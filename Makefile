@@ -55,7 +55,7 @@ install: $(VENV)/.installed-$(ACCEL)
 
 train: $(VENV)/.installed-$(ACCEL)
 	$(BIN)/python -m experiments.train --workdir=runs/connect_four \
-		--config=experiments/configs/connect_four.py:auto $(TRAIN_ARGS)
+		--config=connect_four:auto $(TRAIN_ARGS)
 
 play: $(VENV)/.installed-$(ACCEL)
 	$(BIN)/python -m experiments.play --game=connect_four $(PLAY_ARGS)

@@ -23,6 +23,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
+from alphazero_jax.configs.settings import default
 from alphazero_jax.types import Array, Game
 
 Variables = dict[str, Any]  # Flax variables: {"params": ..., "batch_stats": ...}.
@@ -130,11 +131,11 @@ class _ResNet(_Layers):
 def make_network(
     game: Game,
     *,
-    channels: int = 64,
-    blocks: int = 4,
-    activation: str = "relu",
-    normalization: str = "batch_norm",
-    value_hidden: int = 64,
+    channels: int = default("network.channels"),
+    blocks: int = default("network.blocks"),
+    activation: str = default("network.activation"),
+    normalization: str = default("network.normalization"),
+    value_hidden: int = default("network.value_hidden"),
     key: jax.Array | None = None,
 ) -> tuple[ApplyFn, Variables]:
     """Builds the AlphaZero ResNet for a game and initialises its variables.

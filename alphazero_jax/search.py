@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import mctx
 
+from alphazero_jax.configs.settings import default
 from alphazero_jax.types import Array, Game, State
 
 POLICIES = ("puct", "gumbel")
@@ -107,16 +108,16 @@ def make_search(
     game: Game,
     apply_fn: Callable,
     *,
-    policy: str = "puct",
-    num_simulations: int = 64,
-    dirichlet_alpha: float = 0.3,
-    dirichlet_fraction: float = 0.25,
-    c_puct: float = 1.25,
-    c_puct_base: float = 19652.0,
-    max_num_considered_actions: int = 16,
-    gumbel_scale: float = 1.0,
-    discount: float = 1.0,
-    heuristic_weight: float = 0.0,
+    policy: str = default("search.policy"),
+    num_simulations: int = default("search.num_simulations"),
+    dirichlet_alpha: float = default("search.dirichlet_alpha"),
+    dirichlet_fraction: float = default("search.dirichlet_fraction"),
+    c_puct: float = default("search.c_puct"),
+    c_puct_base: float = default("search.c_puct_base"),
+    max_num_considered_actions: int = default("search.max_num_considered_actions"),
+    gumbel_scale: float = default("search.gumbel_scale"),
+    discount: float = default("search.discount"),
+    heuristic_weight: float = default("search.heuristic_weight"),
 ) -> SearchFn:
     """Builds ``search(variables, key, states[B]) -> mctx.PolicyOutput``.
 

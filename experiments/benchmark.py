@@ -4,7 +4,7 @@ r"""Benchmarks that compare alphazero_jax with a peer in the same run and print 
     python -m experiments.benchmark selfplay [--batch_sizes=64,512] [--rounds=3]
     python -m experiments.benchmark arena [--batch_sizes=256] [--depths=4,5,6] [--rounds=3]
     python -m experiments.benchmark quoridor [--sizes=9,5] [--batch_sizes=1,1024,4096]
-    python -m experiments.benchmark training [--config=experiments/configs/connect_four.py:cpu]
+    python -m experiments.benchmark training [--config=connect_four:cpu]
         [--config.selfplay.batch_size=256] [--inference_dtypes=float32,bfloat16] [--rounds=3]
 
 ``training`` times the training loop beside self-play alone (no peer needed).
@@ -17,12 +17,13 @@ or ``make bench``.
 from __future__ import annotations
 
 from absl import app, flags
-from ml_collections import config_flags
 
-from experiments.support import (
-    compilation_cache,
-    host_devices,  # noqa: F401  (before JAX starts)
+from alphazero_jax.cli import (
+    host_devices,  # noqa: F401  (first: before JAX starts)
 )
+
+# isort: split
+from alphazero_jax.cli import compilation_cache, config_flag
 
 _BATCH_SIZES = flags.DEFINE_list("batch_sizes", None, "Batch sizes (default: per mode).")
 _GAMES = flags.DEFINE_list(
@@ -38,11 +39,8 @@ _EVALUATIONS = flags.DEFINE_integer("evaluations", 30_000, "selfplay: evaluation
 _MATCHES = flags.DEFINE_list("matches", ["minimax:4", "mcts:200"], "arena: agents vs random.")
 _DEPTHS = flags.DEFINE_list("depths", ["4", "5", "6"], "arena: minimax depths to time.")
 _SIZES = flags.DEFINE_list("sizes", ["9", "5"], "quoridor: board sizes.")
-_CONFIG = config_flags.DEFINE_config_file(
-    "config", "experiments/configs/connect_four.py:cpu", "training: the run's config[:preset]."
-)
+_CONFIG = config_flag.define("config", "connect_four:cpu")
 _DTYPES = flags.DEFINE_list("inference_dtypes", ["float32"], "training: self-play dtypes.")
-flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
 
 
 def _games() -> None:

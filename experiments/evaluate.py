@@ -15,8 +15,10 @@ import os
 
 from absl import app, flags
 
-from experiments.support import (
-    cli,
+from alphazero_jax.cli import (
+    common as cli,
+)
+from alphazero_jax.cli import (
     host_devices,  # noqa: F401  (first: before JAX starts)
 )
 
@@ -36,7 +38,6 @@ _OPENING = flags.DEFINE_integer(
 )
 _OUTPUT = flags.DEFINE_string("output_dir", None, "Output dir (default runs/evaluate/<game>).")
 _ANCHOR = flags.DEFINE_string("anchor", "random", "The agent rated 0 on the ladder.")
-flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
 
 
 def _build(settings: dict[str, int]):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from absl import app, flags
 
-from experiments.support import cli
+from alphazero_jax.cli import common as cli
 
 _RUN = flags.DEFINE_string("run", None, "The run directory to export.", required=True)
 _STEP = flags.DEFINE_integer("step", None, "The checkpoint (iteration); default: newest.")

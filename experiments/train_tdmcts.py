@@ -16,8 +16,8 @@ import sys
 
 from absl import app, flags, logging
 
+from alphazero_jax.cli import compilation_cache
 from alphazero_jax.training import tdmcts
-from experiments.support import compilation_cache
 
 _DEFAULTS = tdmcts.default_config()
 _WORKDIR = flags.DEFINE_string("workdir", None, "Run directory (created; resumed if present).")

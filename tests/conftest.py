@@ -1,5 +1,5 @@
 """Tests run on the CPU, whatever accelerator the machine has, with one compilation cache
-of their own (``experiments/support/compilation_cache.py``): a fresh folder per test session that
+of their own (``alphazero_jax/cli/compilation_cache.py``): a fresh folder per test session that
 its workers and the entry points they start share, so that a program several tests
 compile (the smoke runs) compiles once; it is deleted at the end, and nothing goes into
 your own cache."""

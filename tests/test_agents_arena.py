@@ -6,11 +6,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import agents, games
+from alphazero_jax import agents, configs, games
 from alphazero_jax.evaluation import arena
 from alphazero_jax.training import train
 from alphazero_jax.types import Agent
-from experiments.configs import tic_tac_toe
 
 
 def _lowest_legal(name):
@@ -134,7 +133,7 @@ def test_agents__bad_specs_list_the_valid_ones(spec):
 
 
 def test_agents__az_plays_a_trained_run_with_search_or_raw_policy(tmp_path):
-    config = tic_tac_toe.get_config("smoke")
+    config = configs.get_config("tic_tac_toe", "smoke")
     config.num_iterations = 2
     workdir = str(tmp_path / "run")
     train.train_and_evaluate(config, workdir)

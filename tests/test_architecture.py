@@ -11,12 +11,13 @@ PACKAGE = "alphazero_jax"
 LAYERS = (
     ("types",),
     ("games", "solvers"),
-    ("networks",),
+    ("networks", "configs"),
     ("search", "runs"),
     ("agents",),
     ("evaluation",),
     ("training",),
     ("play",),
+    ("cli",),
 )
 
 
@@ -88,3 +89,17 @@ def test_import_graph__has_no_cycle(graph):
     edges = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
     cycle = _find_cycle(edges)
     assert cycle is None, "Import cycle: " + " -> ".join(cycle)
+
+
+def test_only_the_command_line_programs_read_flags():
+    """absl's flags are read in ``alphazero_jax/cli/`` (and ``experiments/``) alone: the
+    library below takes typed arguments (DESIGN.md: config lives at the edge)."""
+    import pathlib
+
+    root = pathlib.Path(__file__).parent.parent / PACKAGE
+    readers = [
+        str(path.relative_to(root.parent))
+        for path in sorted(root.rglob("*.py"))
+        if "cli" not in path.relative_to(root).parts[:1] and "from absl import" in path.read_text()
+    ]
+    assert not readers, f"Modules outside alphazero_jax/cli that import absl: {readers}"

@@ -3,13 +3,13 @@ assertions: its numbers are for people)."""
 
 import pytest
 
+from alphazero_jax import configs
 from experiments.benchmarks import training
-from experiments.configs import tic_tac_toe
 
 
 def test_benchmark_training__reports_each_mode_with_rates(capsys):
     rows = training.run(
-        config=tic_tac_toe.get_config("smoke"), inference_dtypes=("float32",), rounds=1
+        config=configs.get_config("tic_tac_toe", "smoke"), inference_dtypes=("float32",), rounds=1
     )
     assert [row["mode"] for row in rows] == ["self-play", "loop"]
     for row in rows:

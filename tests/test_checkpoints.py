@@ -11,14 +11,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import runs
+from alphazero_jax import configs, runs
+from alphazero_jax.configs import settings
 from alphazero_jax.training import session, train
-from experiments.configs import tic_tac_toe
 from experiments.stress import soak
 
 
 def _config(**overrides):
-    config = tic_tac_toe.get_config("smoke")
+    config = configs.get_config("tic_tac_toe", "smoke")
     config.checkpoint_every_minutes = 1e-9  # a checkpoint after every iteration
     config.max_to_keep = 5
     for dotted, value in overrides.items():
@@ -184,7 +184,7 @@ def test_session__a_save_that_fails_names_the_checkpoint_it_resumes_from(
     """A full disk at a checkpoint: one message naming the newest complete checkpoint
     (here the session is restored at iteration 3 and asked to save; nothing compiles)."""
     workdir = _copy(trained, tmp_path)
-    config = train.complete_config(_config(num_iterations=4))
+    config = settings.complete(_config(num_iterations=4))
     manager = runs.checkpoint_manager(str(workdir), max_to_keep=5)
     run = session.Session(train.build(config), config, str(workdir), manager)
 

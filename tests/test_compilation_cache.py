@@ -1,4 +1,4 @@
-"""The entry points' compilation cache (``experiments/support/compilation_cache.py``): where it
+"""The entry points' compilation cache (``alphazero_jax/cli/compilation_cache.py``): where it
 lives, and that a directory others could write to is refused, since JAX runs what it finds
 there. ``test_web.py`` checks that ``experiments.serve`` creates it with mode 0700."""
 
@@ -8,7 +8,7 @@ import pathlib
 import jax
 import pytest
 
-from experiments.support import compilation_cache
+from alphazero_jax.cli import compilation_cache
 
 
 def test_the_directory_by_flag_environment_and_default():

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alphazero_jax import agents, games, search
+from alphazero_jax.configs import settings as config_settings
 from alphazero_jax.play import terminal
 from alphazero_jax.play.session import MoveError, PlaySession, Programs, make_programs
 from alphazero_jax.training import config_schema, learner, selfplay, train
@@ -336,9 +337,9 @@ def test_agent_specs__any_text_is_an_agent_or_a_value_error_naming_it(name, tmp_
 
 @functools.cache
 def _base_config() -> dict:
-    from experiments.configs import tic_tac_toe
+    from alphazero_jax import configs
 
-    return config_schema.complete_config(tic_tac_toe.get_config("smoke")).to_dict()
+    return config_settings.complete(configs.get_config("tic_tac_toe", "smoke")).to_dict()
 
 
 def _key_paths(schema: dict, prefix: tuple = ()) -> list[tuple[str, ...]]:
@@ -413,11 +414,11 @@ def _with(path: tuple[str, ...], value) -> ml_collections.ConfigDict:
 
 @settings(max_examples=NUM_CONFIGS, deadline=None)
 @given(
-    path=st.sampled_from([*_key_paths(config_schema.SCHEMA), ("search", "typo"), ("typo",)]),
+    path=st.sampled_from([*_key_paths(config_settings.SETTINGS), ("search", "typo"), ("typo",)]),
     value=_VALUES,
 )
 def test_config_values__any_value_passes_or_is_a_config_error_naming_the_key(path, value):
-    config = config_schema.complete_config(_with(path, value))
+    config = config_settings.complete(_with(path, value))
     try:
         config_schema.validate_config(config, num_devices=1)
     except config_schema.ConfigError as error:
@@ -573,7 +574,7 @@ def test_agent_specs__bad_specs_found_by_fuzzing_have_clear_messages(tmp_path):
     ],
 )
 def test_config_values__bad_values_found_by_fuzzing_have_clear_messages(path, value, message):
-    config = config_schema.complete_config(_with(path, value))
+    config = config_settings.complete(_with(path, value))
     with pytest.raises(config_schema.ConfigError) as caught:
         config_schema.validate_config(config, num_devices=1)
     assert message in str(caught.value)

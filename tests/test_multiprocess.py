@@ -29,7 +29,7 @@ def _train(workdir, *flags):
         sys.executable,
         "-m",
         "experiments.train",
-        "--config=experiments/configs/tic_tac_toe.py:smoke",
+        "--config=tic_tac_toe:smoke",
         f"--workdir={workdir}",
         "--config.evaluation.every=0",
         *flags,

@@ -11,13 +11,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import agents, games
+from alphazero_jax import agents, configs, games
 from alphazero_jax.evaluation import perfect_play
 from alphazero_jax.solvers import connect_four as solver
 from alphazero_jax.solvers import pons
 from alphazero_jax.training import train
 from alphazero_jax.types import Agent
-from experiments.configs import connect_four
 from experiments.data import label_pons
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -173,7 +172,7 @@ def test_benchmark_c4__prints_and_writes_the_table(tmp_path):
 
 
 def _smoke_config(num_iterations):
-    config = connect_four.get_config("smoke")
+    config = configs.get_config("connect_four", "smoke")
     config.num_iterations = num_iterations
     config.evaluation.update(
         every=2,
@@ -247,9 +246,8 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
 def test_training__bad_perfect_play_settings_fail_before_training(
     tmp_path, game, sets, every, message
 ):
-    from experiments.configs import tic_tac_toe
 
-    config = (tic_tac_toe if game == "tic_tac_toe" else connect_four).get_config("smoke")
+    config = configs.get_config(game, "smoke")
     config.evaluation.update(every=every, perfect_play_positions=10, perfect_play_sets=sets)
     with pytest.raises(ValueError, match=message):
         train.train_and_evaluate(config, str(tmp_path / "run"))

@@ -6,14 +6,13 @@ import jax
 import numpy as np
 import pytest
 
-from alphazero_jax import games
+from alphazero_jax import configs, games
 from alphazero_jax.agents import pretrained
 from alphazero_jax.training import train
-from experiments.configs import tic_tac_toe
 
 
 def test_export__a_run_loads_back_with_its_settings_and_provenance(tmp_path):
-    config = tic_tac_toe.get_config("smoke")
+    config = configs.get_config("tic_tac_toe", "smoke")
     state = train.train_and_evaluate(config, str(tmp_path / "run"))
     folder = tmp_path / "agents"
     path = pretrained.export(

@@ -16,7 +16,7 @@ which name the short forms the prose uses (`solver`, `elo`). What each kind of s
   Modules under `experiments/` are read, not imported: importing one defines its absl
   flags, and two entry points define the same flag names.
 - `config.<key>` and `--config.<key>=...`: a key of a game preset's config.
-- a path (`experiments/configs/connect_four.py`, `data/random_play/`): exists, from the
+- a path (`connect_four`, `data/random_play/`): exists, from the
   repository's root or from a package folder (the layout table names paths inside
   `alphazero_jax/`); `<placeholders>` match anything. `SKIPPED_PATHS` lists what is made at
   run time or lies outside the repository.
@@ -44,6 +44,8 @@ import types
 from typing import NamedTuple
 
 import pytest
+
+from alphazero_jax import configs
 
 ROOT = pathlib.Path(__file__).parent.parent
 README = ROOT / "README.md"
@@ -198,6 +200,10 @@ def _defined_flags(module: str) -> dict[str, str]:
             continue
         function = node.func.attr if isinstance(node.func, ast.Attribute) else None
         function = function or (node.func.id if isinstance(node.func, ast.Name) else "")
+        if _is_config_flag_define(node):  # alphazero_jax/cli/config_flag.py's define
+            names = [a.value for a in node.args[:1] if isinstance(a, ast.Constant)]
+            defined[(names or ["config"])[0]] = "config"
+            continue
         if not function.startswith("DEFINE"):
             continue
         arguments = node.args[:1] + [k.value for k in node.keywords if k.arg == "name"]
@@ -209,6 +215,17 @@ def _defined_flags(module: str) -> dict[str, str]:
         kind = "bool" if function in ("DEFINE_bool", "DEFINE_boolean") else "value"
         defined[arguments[0].value] = "config" if function.startswith("DEFINE_config") else kind
     return defined
+
+
+def _is_config_flag_define(node: ast.Call) -> bool:
+    """Whether ``node`` is ``config_flag.define(...)``."""
+    func = node.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "define"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "config_flag"
+    )
 
 
 @functools.cache
@@ -251,14 +268,11 @@ def entry_points() -> tuple[str, ...]:
 
 
 @functools.cache
-def load_config(file: str, preset: str | None):
-    """The ConfigDict of ``get_config(preset)`` of a config file (``auto`` read as
-    ``default``: the keys are the same, and it needs no look at the devices)."""
-    spec = importlib.util.spec_from_file_location(f"_readme_config_{pathlib.Path(file).stem}", file)
-    config_module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(config_module)
+def load_config(game: str, preset: str | None):
+    """The ConfigDict of ``configs.get_config(game, preset)`` (``auto`` read as ``default``:
+    the keys are the same, and it needs no look at the devices)."""
     preset = "default" if preset in (None, "auto") else preset
-    return config_module.get_config(preset)
+    return configs.get_config(game, preset)
 
 
 def has_key(config, dotted: str) -> bool:
@@ -273,10 +287,8 @@ def has_key(config, dotted: str) -> bool:
 
 @functools.cache
 def preset_configs() -> tuple:
-    """The default preset of every game's config file."""
-    folder = ROOT / "experiments" / "configs"
-    files = [p for p in sorted(folder.glob("*.py")) if p.stem not in ("__init__", "base")]
-    return tuple(load_config(str(path), None) for path in files)
+    """The default preset of every game."""
+    return tuple(load_config(game, None) for game in configs.available())
 
 
 # Dotted names.
@@ -426,18 +438,18 @@ def check_entry(module: str, arguments: list[str]) -> list[str]:
         if not word.startswith("--"):
             continue
         if name == "config" and defined.get("config") == "config":
-            file, _, preset = value.partition(":")
-            if (ROOT / file).is_file():
+            game, _, preset = value.partition(":")
+            if game in configs.available():
                 try:
-                    config = load_config(str(ROOT / file), preset or None)
+                    config = load_config(game, preset or None)
                 except ValueError as error:  # an unknown preset
                     problems.append(f"{module}: --config={value}: {error}")
             elif value != "..." and "<" not in value:  # not a placeholder
-                problems.append(f"{module}: --config names no file {file!r}")
+                problems.append(f"{module}: --config names no game with presets {game!r}")
         elif name.startswith("config.") and defined.get("config") == "config":
             # Without a config file (`--config=...`), keys are checked against every preset.
-            configs = [config] if config is not None else preset_configs()
-            if not any(has_key(c, name[len("config.") :]) for c in configs):
+            candidates = [config] if config is not None else preset_configs()
+            if not any(has_key(c, name[len("config.") :]) for c in candidates):
                 problems.append(f"{module}: --{name} is no key of the config")
         elif not _accepts(defined, name):
             problems.append(f"{module} defines no flag --{name}")

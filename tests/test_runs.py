@@ -8,9 +8,8 @@ import jax
 import numpy as np
 import pytest
 
-from alphazero_jax import agents, games, runs
+from alphazero_jax import agents, configs, games, runs
 from alphazero_jax.training import train
-from experiments.configs import tic_tac_toe
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -31,7 +30,7 @@ np.savez(out, moves=np.asarray(moves), iteration=run.iteration, **leaves)
 
 def test_restore_network__reads_a_run_trained_on_one_device_where_jax_sees_three(tmp_path):
     assert jax.device_count() == 1
-    config = tic_tac_toe.get_config("smoke")
+    config = configs.get_config("tic_tac_toe", "smoke")
     config.selfplay.batch_size = 4  # does not divide over 3 devices: no matter for reading
     workdir = str(tmp_path / "run")
     state = train.train_and_evaluate(config, workdir)

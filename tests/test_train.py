@@ -14,15 +14,16 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import runs
+from alphazero_jax import configs, runs
+from alphazero_jax.configs import othello as othello_presets
+from alphazero_jax.configs import settings
 from alphazero_jax.training import train
-from experiments.configs import connect_four, othello, quoridor, tic_tac_toe
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _smoke(module=tic_tac_toe, **overrides):
-    config = module.get_config("smoke")
+def _smoke(game="tic_tac_toe", **overrides):
+    config = configs.get_config(game, "smoke")
     for dotted, value in overrides.items():
         *path, key = dotted.split(".")
         section = config
@@ -75,33 +76,31 @@ def test_train__old_configs_get_the_settings_they_were_trained_with():
     written before ``search.heuristic_weight`` valued nodes by the network alone, and one
     written before ``selfplay.handicap_moves`` searched every move, and one written before
     ``selfplay.root_value_weight`` learnt values from outcomes alone."""
-    from alphazero_jax.training.config_schema import complete_config
-
     config = _smoke()
     del config.search["discount"]
     del config.search["heuristic_weight"]
     del config.selfplay["handicap_moves"]
     del config.selfplay["root_value_weight"]
     del config.selfplay["full_search_probability"], config.selfplay["fast_simulations"]
-    completed = complete_config(config)
+    completed = settings.complete(config)
     assert completed.search.discount == 1.0
     assert completed.search.heuristic_weight == 0.0
     assert completed.selfplay.handicap_moves == 0
     assert completed.selfplay.root_value_weight == 0.0
     assert completed.selfplay.full_search_probability == 1.0
-    assert complete_config(_smoke(**{"search.discount": 0.9})).search.discount == 0.9
+    assert settings.complete(_smoke(**{"search.discount": 0.9})).search.discount == 0.9
 
 
 @pytest.mark.slow
 def test_train__othello_smoke_with_gavriilidis_2019_opponents(tmp_path):
     """6x6 Othello (a pass action, 8 symmetries) trains, and evaluates against random,
     greedy:flips and minimax:2."""
-    config = _smoke(othello, num_iterations=2, **{"evaluation.every": 2, "evaluation.games": 2})
+    config = _smoke("othello", num_iterations=2, **{"evaluation.every": 2, "evaluation.games": 2})
     state = train.train_and_evaluate(config, str(tmp_path))
     assert int(state.iteration) == 2
     with open(tmp_path / "elo.json") as file:
         text = file.read()
-    assert all(name in text for name in othello.OPPONENTS)
+    assert all(name in text for name in othello_presets.OPPONENTS)
 
 
 def test_train__batches_must_divide_over_devices():
@@ -232,7 +231,7 @@ def test_train__refuses_a_workdir_of_another_game_or_network(tmp_path):
     with pytest.raises(ValueError, match=r"holds a run with network .*channels.: 8"):
         train.train_and_evaluate(_smoke(**{"network.channels": 16}), workdir)
     with pytest.raises(ValueError, match=r"holds a run with game .*tic_tac_toe"):
-        train.train_and_evaluate(_smoke(connect_four), workdir)
+        train.train_and_evaluate(_smoke("connect_four"), workdir)
 
 
 @pytest.mark.slow
@@ -242,7 +241,7 @@ def test_train__ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path):
         sys.executable,
         "-m",
         "experiments.train",
-        "--config=experiments/configs/tic_tac_toe.py:smoke",
+        "--config=tic_tac_toe:smoke",
         f"--workdir={workdir}",
         "--config.num_iterations=100000",
         "--host_devices=2",
@@ -268,7 +267,7 @@ def test_train__ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     [
         ("--config.num_iterations=0", "config.num_iterations must be an int >= 1, got 0."),
         ("--config.serch.policy=puct", "override names no key of the config: 'serch'"),
-        ("--config=experiments/configs/connect_four.py:bogus", "Unknown preset 'bogus'"),
+        ("--config=connect_four:bogus", "Unknown preset 'bogus'"),
         ("--config.search.num_simulations=many", "invalid literal for int()"),
     ],
 )
@@ -277,7 +276,7 @@ def test_train_entry_point__a_config_error_is_one_line_and_status_2(tmp_path, fl
         sys.executable,
         "-m",
         "experiments.train",
-        "--config=experiments/configs/tic_tac_toe.py:smoke",
+        "--config=tic_tac_toe:smoke",
         f"--workdir={tmp_path / 'run'}",
         flag,
     ]
@@ -297,7 +296,7 @@ def test_train_entry_point__evaluation_every_0_alone_turns_evaluation_off(tmp_pa
         sys.executable,
         "-m",
         "experiments.train",
-        "--config=experiments/configs/connect_four.py:smoke",
+        "--config=connect_four:smoke",
         f"--workdir={workdir}",
         "--config.evaluation.perfect_play_positions=10",
         "--config.evaluation.every=0",
@@ -310,14 +309,12 @@ def test_train_entry_point__evaluation_every_0_alone_turns_evaluation_off(tmp_pa
     assert (workdir / "checkpoints" / "1").is_dir() and not (workdir / "elo.json").exists()
 
 
-@pytest.mark.parametrize(
-    "module", [connect_four, othello, quoridor, tic_tac_toe], ids=lambda m: m.__name__
-)
+@pytest.mark.parametrize("game", configs.available())
 @pytest.mark.parametrize("preset", ["default", "cpu", "smoke"])
-def test_configs__every_preset_is_valid(module, preset):
-    from alphazero_jax.training.config_schema import complete_config, validate_config
+def test_configs__every_preset_is_valid(game, preset):
+    from alphazero_jax.training.config_schema import validate_config
 
-    config = complete_config(module.get_config(preset))
+    config = configs.get_config(game, preset)
     validate_config(config, num_devices=8 if preset == "default" else 1)  # a TPU v2-8 host
     assert config.selfplay.inference_dtype == "float32"  # bfloat16 is opt-in
 
@@ -335,3 +332,30 @@ def test_train__self_play_options_train(tmp_path):
     }
     state = train.train_and_evaluate(_smoke(num_iterations=1, **overrides), str(tmp_path))
     assert int(state.iteration) == 1 and int(state.num_positions) > 0
+
+
+def test_train_entry_point__a_run_with_no_readable_checkpoint_is_one_line_and_status_1(tmp_path):
+    """Every file of the run's only checkpoint overwritten: one line says which checkpoint,
+    why, and what to do; nothing is moved or written."""
+    workdir = tmp_path / "run"
+    train.train_and_evaluate(_smoke(num_iterations=1), str(workdir))
+    damaged = sorted(p for p in (workdir / "checkpoints").rglob("*") if p.is_file())
+    for path in damaged:
+        path.write_text("garbage")
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.train",
+        "--config=tic_tac_toe:smoke",
+        f"--workdir={workdir}",
+        "--host_devices=1",
+    ]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, done.stderr
+    assert f"{workdir}/checkpoints/1 cannot be read" in errors[0]
+    assert "another --workdir" in errors[0]
+    assert sorted(p for p in (workdir / "checkpoints").rglob("*") if p.is_file()) == damaged

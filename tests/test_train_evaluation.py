@@ -10,15 +10,14 @@ import ml_collections
 import numpy as np
 import pytest
 
-from alphazero_jax import games, networks, runs
+from alphazero_jax import agents, configs, games, networks, runs
 from alphazero_jax.evaluation import arena
 from alphazero_jax.evaluation.arena import Record
 from alphazero_jax.training import evaluator, train
-from experiments.configs import tic_tac_toe
 
 
 def _config(num_iterations, rule="score"):
-    config = tic_tac_toe.get_config("smoke")
+    config = configs.get_config("tic_tac_toe", "smoke")
     config.num_iterations = num_iterations
     # The raw policy (simulations=0) keeps the evaluation matches quick to compile.
     config.evaluation.update(every=2, games=8, opponents=("random",), num_past=1, simulations=0)
@@ -103,7 +102,7 @@ def _tiny_evaluator(*, num_games: int):
         apply_fn,
         {"policy": "puct"},
         num_simulations=0,
-        baselines=("greedy",),
+        baselines=[agents.from_spec(game, s) for s in evaluator.opponent_specs(["greedy"])],
         num_games=num_games,
     )
     return made, variables
@@ -111,7 +110,7 @@ def _tiny_evaluator(*, num_games: int):
 
 def test_evaluator__rates_baselines_and_a_network_against_them():
     made, variables = _tiny_evaluator(num_games=8)
-    assert [agent.name for agent in made.baselines] == ["random", "greedy"]  # anchor added
+    assert [agent.name for agent in made.baselines] == ["random", "greedy"]  # anchor first
     ratings = evaluator.rate_baselines(made, jax.random.key(0))
     assert ratings["random"] == 0.0 and ratings["greedy"] > 0
     rated = evaluator.rate_network(
@@ -188,7 +187,7 @@ def test_train_evaluation__bad_settings_fail_before_training(tmp_path, overrides
 
 
 def test_train_evaluation__old_configs_get_evaluation_off(tmp_path):
-    config = tic_tac_toe.get_config("smoke").to_dict()
+    config = configs.get_config("tic_tac_toe", "smoke").to_dict()
     del config["evaluation"], config["gating"]
     components = train.build(ml_collections.ConfigDict(config))
     assert components.evaluator is None

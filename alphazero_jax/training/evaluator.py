@@ -22,14 +22,20 @@ from typing import NamedTuple
 import jax
 
 from alphazero_jax import agents
+from alphazero_jax.configs.settings import GATING_RULES
 from alphazero_jax.evaluation import arena, elo, perfect_play, tournament
 from alphazero_jax.types import Agent, Game, PRNGKey
 
-GATING_RULES = ("none", "win_ratio", "score")
+ANCHOR = "random"  # the baseline rated 0
 # Each rule's threshold where the config leaves it at 0, and the thresholds that make sense:
 # a win ratio below 1 or a score below 0.5 accepts a candidate that loses more than it wins.
 GATING_THRESHOLDS = {"win_ratio": 1.3, "score": 0.55}
 _SENSIBLE = {"win_ratio": (1.0, float("inf")), "score": (0.5, 1.0)}
+
+
+def opponent_specs(baselines: Sequence[str]) -> tuple[str, ...]:
+    """The specs an evaluation plays: ``ANCHOR`` first, then ``baselines`` without repeats."""
+    return tuple(dict.fromkeys([ANCHOR, *baselines]))
 
 
 def gating_threshold(rule: str, threshold: float) -> float:
@@ -88,9 +94,8 @@ def make_evaluator(
     search_settings: dict,
     *,
     num_simulations: int,
-    baselines: Sequence[str],
+    baselines: Sequence[Agent],
     num_games: int,
-    anchor: str = "random",
     opening_moves: int = 0,
     perfect_play_sets: Sequence[str] = (),
     perfect_play_positions: int = 0,
@@ -103,16 +108,14 @@ def make_evaluator(
       search_settings: the run's ``config.search`` (noise is switched off for evaluation).
       num_simulations: the network's simulations per move in evaluation games (0: the raw
         policy).
-      baselines: agent specs (``agents.from_spec``); ``anchor`` is added when missing.
+      baselines: the built baselines of ``opponent_specs``, the anchor (rated 0) first.
       num_games: games per match (even).
-      anchor: the baseline rated 0.
       opening_moves: random plies opening every game (``arena.play``), which varies the
         games of a noise-free network.
       perfect_play_sets: sets of ``benchmark_sets.SETS`` (6x7 Connect Four only) on which
         ``judge_perfect_play`` grades the network against perfect play.
       perfect_play_positions: the first positions of each set used (0: none).
     """
-    specs = list(dict.fromkeys([anchor, *baselines]))
     labels = ()
     if perfect_play_positions:
         labels = tuple(
@@ -122,13 +125,13 @@ def make_evaluator(
     act_fn = agents.make_network_act_fn(
         game, apply_fn, search_settings, num_simulations=num_simulations
     )
-    baselines = tuple(agents.from_spec(game, spec) for spec in specs)
+    baselines = tuple(baselines)
     return Evaluator(
         game=game,
         network_act_fn=act_fn,
         baselines=baselines,
         num_games=num_games,
-        anchor=anchor,
+        anchor=baselines[0].name,
         opening_moves=opening_moves,
         baseline_matches=tuple(arena.make_match(game, act_fn, b.act_fn) for b in baselines),
         network_match=arena.make_match(game, act_fn, act_fn),

@@ -39,6 +39,7 @@ from jax.sharding import PartitionSpec as P
 
 from alphazero_jax import search
 from alphazero_jax.agents.baselines import uniform_choice
+from alphazero_jax.configs.settings import default
 from alphazero_jax.types import Array, Game, State, Trajectory
 
 
@@ -84,11 +85,11 @@ def make_selfplay(
     batch_size: int,
     num_moves: int,
     num_sampling_moves: int,
-    discount: float = 1.0,
-    handicap_moves: int = 0,
-    root_value_weight: float = 0.0,
+    discount: float = default("search.discount"),
+    handicap_moves: int = default("selfplay.handicap_moves"),
+    root_value_weight: float = default("selfplay.root_value_weight"),
     fast_search_fn: search.SearchFn | None = None,
-    full_search_probability: float = 1.0,
+    full_search_probability: float = default("selfplay.full_search_probability"),
 ) -> Callable[[dict, Array], Trajectory]:
     """Builds ``selfplay(variables, key) -> Trajectory`` of ``[num_moves, batch_size]``.
 

@@ -60,9 +60,17 @@ class Session:
             )
         if runs.latest_step(manager) is not None:  # resume from the newest good checkpoint
             evaluation_template = self.evaluation and self.evaluation.arrays()
-            _, (self.state, metadata, arrays) = runs.restore_checkpoint(
-                manager, self.state, evaluation_template, set_aside=True
-            )
+            try:
+                _, (self.state, metadata, arrays) = runs.restore_checkpoint(
+                    manager, self.state, evaluation_template, set_aside=True
+                )
+            except runs.CorruptCheckpointError as error:
+                raise TrainingError(
+                    f"Cannot resume the run in {workdir}: {error}. Nothing was changed; move "
+                    f"its checkpoints aside (mv {workdir}/checkpoints "
+                    f"{workdir}/checkpoints.unreadable) to start it again, or choose another "
+                    "--workdir."
+                ) from error
             self.history = metadata["history"]
             self._seconds = metadata.get("seconds", sum(r["seconds"] for r in self.history))
             if self.evaluation is not None:

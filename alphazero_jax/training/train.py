@@ -31,9 +31,10 @@ from jax.experimental import multihost_utils
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from alphazero_jax import games, networks, runs, search
+from alphazero_jax import networks, runs, search
+from alphazero_jax.configs import settings
 from alphazero_jax.training import evaluator, learner, replay, selfplay, session
-from alphazero_jax.training.config_schema import ConfigError, complete_config, validate_config
+from alphazero_jax.training.config_schema import ConfigError, validate_config
 from alphazero_jax.training.run_logging import RunLogger
 from alphazero_jax.types import Array, Game
 
@@ -52,7 +53,7 @@ class TrainingState:
 
 
 class Components(NamedTuple):
-    config: ml_collections.ConfigDict  # the run's config, completed (``complete_config``)
+    config: ml_collections.ConfigDict  # the run's config, completed (``settings.complete``)
     game: Game
     apply_fn: Any
     initial_state: TrainingState
@@ -200,15 +201,15 @@ def build(config: ml_collections.ConfigDict) -> Components:
     A config written before a section existed gets that section's defaults: the
     ``Components``' ``config`` is the completed one, what the run uses from then on."""
     devices = jax.devices()
-    config = complete_config(config)
-    validate_config(config, num_devices=len(devices))
+    config = settings.complete(config)
+    validated = validate_config(config, num_devices=len(devices))
     if jax.process_count() > 1 and (config.evaluation.every or config.gating.rule != "none"):
         raise ConfigError(
             f"evaluation and gating run in one process, but this run has "
             f"{jax.process_count()} processes: set config.evaluation.every=0 and "
             "config.gating.rule='none', and evaluate its checkpoints with experiments.evaluate."
         )
-    game = games.make(config.game.name, **config.game.settings)
+    game = validated.game
     mesh = Mesh(np.array(devices), (_BATCH_AXIS,))
     key = jax.random.key(config.seed)
     net_key, run_key = jax.random.split(key)
@@ -239,26 +240,26 @@ def build(config: ml_collections.ConfigDict) -> Components:
         learn_fn=learn_fn,
         update_fn=update_fn,
         end_fn=end_fn,
-        evaluator=_make_evaluator(config, game, apply_fn),
+        evaluator=_make_evaluator(config, game, apply_fn, validated.opponents),
     )
 
 
-def _make_evaluator(config, game, apply_fn) -> evaluator.Evaluator | None:
-    settings = config.evaluation
-    if not settings.every and config.gating.rule == "none":
+def _make_evaluator(config, game, apply_fn, opponents) -> evaluator.Evaluator | None:
+    evaluation = config.evaluation
+    if not evaluation.every and config.gating.rule == "none":
         return None
     return evaluator.make_evaluator(
         game,
         apply_fn,
         config.search.to_dict(),
         num_simulations=(
-            config.search.num_simulations if settings.simulations < 0 else settings.simulations
+            config.search.num_simulations if evaluation.simulations < 0 else evaluation.simulations
         ),
-        baselines=tuple(settings.opponents),
-        num_games=settings.games,
-        opening_moves=settings.opening_moves,
-        perfect_play_sets=tuple(settings.perfect_play_sets),
-        perfect_play_positions=settings.perfect_play_positions,
+        baselines=opponents,
+        num_games=evaluation.games,
+        opening_moves=evaluation.opening_moves,
+        perfect_play_sets=tuple(evaluation.perfect_play_sets),
+        perfect_play_positions=evaluation.perfect_play_positions,
     )
 
 

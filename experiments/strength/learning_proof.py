@@ -30,7 +30,7 @@ import time
 
 from absl import app, flags
 
-from experiments.support import (
+from alphazero_jax.cli import (
     compilation_cache,
     host_devices,  # noqa: F401  (first: before JAX starts)
 )
@@ -49,7 +49,6 @@ _SIMULATIONS = flags.DEFINE_list(
 _OPPONENTS = flags.DEFINE_list(
     "opponents", [], "othello, quoridor: the baselines to play (default: all of the size's)."
 )
-flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
 
 
 def main(argv: list[str]) -> None:
@@ -69,13 +68,12 @@ def _tic_tac_toe() -> None:
     import jax
     import numpy as np
 
-    from alphazero_jax import games, runs
+    from alphazero_jax import configs, games, runs
     from alphazero_jax.solvers import tic_tac_toe as oracle
     from alphazero_jax.training import train
-    from experiments.configs import tic_tac_toe
     from experiments.strength import network_measures
 
-    config = tic_tac_toe.get_config()
+    config = configs.get_config("tic_tac_toe")
     config.time_limit_minutes = _MINUTES.value
     started = time.monotonic()
     train.train_and_evaluate(config, _WORKDIR.value)

@@ -33,7 +33,7 @@ import time
 
 from absl import app, flags
 
-from experiments.support import (
+from alphazero_jax.cli import (
     compilation_cache,
     host_devices,  # noqa: F401  (first: before JAX starts)
 )
@@ -54,7 +54,6 @@ _SEED = flags.DEFINE_integer("seed", 0, "Randomness of the agents (ties, search)
 _OUTPUT = flags.DEFINE_string(
     "output", "runs/benchmark_c4", "Where tables and figures go (agents and compare modes)."
 )
-flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
 
 CHECKPOINTS_FILE = "perfect_play_checkpoints.json"
 CHECKPOINTS_PLOT = "perfect_play_checkpoints.png"

@@ -40,8 +40,8 @@ import time
 import numpy as np
 from absl import app, flags
 
+from alphazero_jax.cli import common as cli
 from experiments.stress import simulated_players
-from experiments.support import cli
 
 _SCENARIO = flags.DEFINE_enum(
     "scenario", "load", ["load", "new_strength", "mixed", "warm_start"], "What to measure."

@@ -46,7 +46,7 @@ def training_command(workdir: str, iterations: int) -> list[str]:
         sys.executable,
         "-m",
         "experiments.train",
-        "--config=experiments/configs/tic_tac_toe.py:smoke",
+        "--config=tic_tac_toe:smoke",
         f"--workdir={workdir}",
         f"--config.num_iterations={iterations}",
         "--config.checkpoint_every_minutes=1e-9",

@@ -3,9 +3,12 @@ settings on the command line."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+
 from absl import app, flags, logging
 
-from experiments.support import compilation_cache
+from alphazero_jax.cli import compilation_cache
 
 
 def begin(argv: list[str]) -> None:
@@ -32,3 +35,12 @@ def parse_settings(text: str) -> dict[str, int]:
             raise ValueError(f"--game_settings: expected name=<int>,..., got {item!r}.")
         settings[name.strip()] = int(value)
     return settings
+
+
+def run(main: Callable[[list[str]], None], module: str, **kwargs) -> None:
+    """``app.run(main)`` for an entry point whose flags ``module`` defines: its ``--help``
+    lists them also when it starts as an installed console script (absl lists the flags of
+    the program's own file, which is then the script's)."""
+    for flag in flags.FLAGS.get_key_flags_for_module(module):
+        flags.FLAGS.register_key_flag_for_module(sys.argv[0], flag)
+    app.run(main, **kwargs)

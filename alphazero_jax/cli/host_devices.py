@@ -1,4 +1,5 @@
-"""Import first in an entry point: offers JAX one CPU device per core (at most 8).
+"""Import first in an entry point: offers JAX one CPU device per core (at most 8), and
+defines ``--host_devices``.
 
 XLA runs a small network's convolutions on one core; with the batch split over several
 host devices, self-play and learning use them all. The flag only shapes the CPU platform,
@@ -10,6 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
+
+from absl import flags
+
+flags.DEFINE_integer("host_devices", None, "CPU devices to offer JAX (default: cores, <= 8).")
 
 
 def _offer(argv: list[str]) -> None:

@@ -1,0 +1,63 @@
+"""``--config=connect_four:cpu``: a training config by game and preset, with overrides.
+
+ml_collections' config-file flag, taught one more form: a game with presets and, after a
+colon, the preset (``configs.get_config``). A path to a Python file with a ``get_config``
+(``my_config.py[:argument]``) works as ml_collections documents, for a researcher's own
+config. Either way ``--config.<key>=<value>`` sets any key (listed in the docs'
+configuration reference).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from absl import flags
+from ml_collections import config_flags
+
+from alphazero_jax import configs
+
+
+class _PresetParser(flags.ArgumentParser):
+    """Parses ``game[:preset]`` with ``configs.get_config``, anything else as ml_collections'
+    own parser does (a file)."""
+
+    def __init__(self, file_parser: flags.ArgumentParser):
+        self._file_parser = file_parser
+
+    def flag_type(self) -> str:
+        return self._file_parser.flag_type()
+
+    def parse(self, path):
+        head, _, preset = path.partition(":")
+        if head not in configs.available():
+            if not os.path.isfile(head):
+                raise ValueError(
+                    f"expected GAME:PRESET with a game of {configs.available()}, or a config "
+                    f"file FILE.py[:ARG] that exists, got {path!r}."
+                )
+            return self._file_parser.parse(path)
+        config = configs.get_config(head, preset or "default")  # ConfigError: a ValueError
+        config.lock()  # an override of a key the config lacks is refused
+        return config
+
+
+def define(name: str = "config", default: str | None = None) -> flags.FlagHolder:
+    """Defines ``--<name>`` (and ``--<name>.<key>`` overrides); ``default`` like
+    ``"connect_four:cpu"``."""
+    games = ", ".join(configs.available())
+    holder = config_flags.DEFINE_config_file(
+        name,
+        None,
+        f"The training config: GAME:PRESET (games: {games}; presets: default, cpu, smoke, "
+        "auto, and a game's own), or a config file FILE.py[:ARG]; set any key with "
+        f"--{name}.KEY=VALUE.",
+    )
+    flags.FLAGS[name].parser = _PresetParser(flags.FLAGS[name].parser)
+    caller = sys._getframe(1).f_globals["__name__"]  # its --help lists the flag
+    flags.FLAGS.register_key_flag_for_module(
+        sys.argv[0] if caller == "__main__" else caller, flags.FLAGS[name]
+    )
+    if default is not None:
+        flags.FLAGS.set_default(name, default)
+    return holder

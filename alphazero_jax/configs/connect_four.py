@@ -1,0 +1,79 @@
+"""Connect Four 6x7: ``default`` (an accelerator), ``cpu`` (a 2-core machine), ``smoke``."""
+
+from __future__ import annotations
+
+import ml_collections
+
+from alphazero_jax.configs._smoke import shrink
+
+
+def _common(config: ml_collections.ConfigDict) -> None:
+    config.game.settings = {"rows": 6, "cols": 7, "connect": 4}
+
+
+def default(config: ml_collections.ConfigDict) -> None:
+    """One GPU or TPU host: thousands of games at once."""
+    _common(config)
+    config.num_iterations = 1000
+    config.network.update(channels=128, blocks=6, value_hidden=128)
+    config.search.num_simulations = 128
+    # 4096 slots x 84 moves: ~280k positions an iteration (the unfinished last game of
+    # each slot is dropped), 44M network evaluations: ~35 s of self-play on an H100
+    # (1.2M evaluations/s measured there; 9.3k positions/s at 4096 slots vs 4.0k at 512).
+    config.selfplay.update(batch_size=4096, num_moves=84)
+    # Four iterations of positions (~600 bytes each: ~0.7 GB, replicated per device).
+    config.replay.capacity = 1_000_000
+    # Replay ratio ~0.7: 96 x 2048 = 197k samples an iteration for ~280k new positions,
+    # so each position is trained on about 0.7 times in the ~4 iterations it is kept
+    # (AlphaZero.jl's Connect Four trains about once per position). On an H100, 96
+    # updates of 2048 on the 128x6 net are a few seconds against ~35 s of self-play,
+    # so the loop stays near self-play's speed. Measured on an H100 (2026-11-22): these
+    # settings trained at 5.2k positions/s and after 7.5 minutes erred on 8.5% of
+    # Middle-Medium and 12.7% of Begin-Hard, where 512 slots x 32 updates of 1024 erred
+    # on 8.1% and 14.3% after 14.5 minutes.
+    config.learner.update(batch_size=2048, updates_per_iteration=96, warmup_steps=20)
+    # Evaluation bounded: every 30 iterations (18-27 minutes on an H100), 64 games per
+    # baseline and 500 positions per set: about a minute, ~5% of the time (time/evaluation).
+    config.evaluation.update(
+        every=30,
+        games=64,
+        opponents=("random", "greedy", "minimax:2", "minimax:4"),
+        perfect_play_positions=500,  # of End-Easy, Middle-Medium, Random-Play
+    )
+
+
+def cpu(config: ml_collections.ConfigDict) -> None:
+    """About an hour on a 2-core CPU."""
+    _common(config)
+    # 5.3-6.0 s an iteration on 2 idle cores (16 updates: 0.6 s of it) and ~40 s an
+    # evaluation every 20 iterations: about an hour (docs: results, settings compared).
+    config.num_iterations = 480
+    config.network.update(channels=32, blocks=3, value_hidden=32)
+    # Playout-cap randomisation (Wu, 2019): 1 move in 4 searched with 64 simulations and
+    # kept for training, the others with 16 and not recorded (29 network calls a move on
+    # average, against 33 for 32 simulations everywhere); value targets half the outcome,
+    # half the search's root value. Judged on 3 x 1000 positions at 32 simulations after an
+    # hour: the playout cap took Middle-Medium from 20.2% to 16.0%, the root value from
+    # 16.8% to 12.9%.
+    config.search.num_simulations = 64
+    config.selfplay.update(
+        batch_size=64,
+        num_moves=84,
+        full_search_probability=0.25,
+        fast_simulations=16,
+        root_value_weight=0.5,
+    )
+    config.replay.capacity = 60_000
+    config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
+    # random, greedy, minimax:2; mistake rates on 100 of End-Easy, Middle-Medium, Random-Play
+    config.evaluation.update(every=20, games=64, perfect_play_positions=100)
+
+
+def smoke(config: ml_collections.ConfigDict) -> None:
+    """Seconds of real training, for tests."""
+    _common(config)
+    shrink(config)
+    config.selfplay.num_moves = 42
+
+
+PRESETS = {"default": default, "cpu": cpu, "smoke": smoke}

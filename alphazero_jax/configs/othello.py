@@ -1,0 +1,49 @@
+"""Othello: ``default`` (8x8, an accelerator), ``cpu`` (6x6, 16 minutes of iterations on a
+2-core CPU, plus evaluations), ``smoke`` (6x6, tests).
+
+The evaluation plays the game's baselines: random, its greedy player (``greedy:flips``, the
+move that flips the most discs) and alpha-beta on its heuristic (``minimax:d``).
+"""
+
+from __future__ import annotations
+
+import ml_collections
+
+from alphazero_jax.configs._smoke import shrink
+
+OPPONENTS = ("random", "greedy:flips", "minimax:2")
+
+
+def default(config: ml_collections.ConfigDict) -> None:
+    """8x8: 60 placements, a pass now and then."""
+    config.game.settings = {"size": 8, "legal_plane": 1}
+    config.num_iterations = 1000
+    config.network.update(channels=128, blocks=6, value_hidden=128)
+    config.search.num_simulations = 128
+    config.selfplay.update(batch_size=1024, num_moves=128, num_sampling_moves=16)
+    config.replay.capacity = 1_000_000
+    config.learner.update(batch_size=1024, updates_per_iteration=64)
+    config.evaluation.update(every=25, games=128, opponents=(*OPPONENTS, "minimax:3", "minimax:4"))
+
+
+def cpu(config: ml_collections.ConfigDict) -> None:
+    """6x6, games of about 32 plies; about 4 s an iteration on 2 idle cores."""
+    config.game.settings = {"size": 6, "legal_plane": 1}
+    config.num_iterations = 240
+    config.network.update(channels=32, blocks=3, value_hidden=32)
+    config.search.num_simulations = 32
+    config.selfplay.update(batch_size=64, num_moves=64, num_sampling_moves=8)
+    config.replay.capacity = 40_000
+    config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
+    config.evaluation.update(every=20, games=64, opponents=OPPONENTS)
+
+
+def smoke(config: ml_collections.ConfigDict) -> None:
+    """6x6, seconds of real training, for tests."""
+    config.game.settings = {"size": 6, "legal_plane": 1}
+    shrink(config)
+    config.selfplay.num_moves = 63
+    config.evaluation.opponents = OPPONENTS
+
+
+PRESETS = {"default": default, "cpu": cpu, "smoke": smoke}

@@ -1,0 +1,67 @@
+"""Quoridor: ``default`` (9x9 with 10 walls each, an accelerator), ``cpu`` (5x5 with 3 walls,
+15 minutes of iterations on a 2-core CPU, plus evaluations), ``smoke`` (5x5, tests).
+
+The evaluation plays the game's baselines: random, its greedy player (``greedy:path``: walk
+a shortest path, wall back when behind on walls) and alpha-beta on its heuristic
+(``minimax:d``, shortest-path race and walls in hand).
+"""
+
+from __future__ import annotations
+
+import ml_collections
+
+from alphazero_jax.configs._smoke import shrink
+
+OPPONENTS = ("random", "greedy:path", "minimax:2")
+
+
+def default(config: ml_collections.ConfigDict) -> None:
+    """9x9, 10 walls: 140 actions, games of 60-100 plies."""
+    config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
+    config.num_iterations = 1000
+    config.network.update(channels=128, blocks=8, value_hidden=128)
+    config.search.num_simulations = 128
+    # num_moves: the move cap (4 x 81 plies), so that even a capped game finishes.
+    config.selfplay.update(batch_size=1024, num_moves=324, num_sampling_moves=20)
+    config.replay.capacity = 1_000_000
+    config.learner.update(batch_size=1024, updates_per_iteration=64)
+    config.evaluation.update(every=25, games=128, opponents=(*OPPONENTS, "minimax:3"))
+
+
+def _small(config: ml_collections.ConfigDict) -> None:
+    """5x5 with 3 walls each, and what made it learn there."""
+    config.game.settings = {"size": 5, "walls": 3, "distance_planes": 1}
+    # One side's first 0-3 moves are random, mostly walls dropped anywhere, so that the
+    # network learns boards like those a random player leaves.
+    config.selfplay.handicap_moves = 3
+    # A quarter of every node's value is the game's heuristic (the shortest-path race), so
+    # that a side sure of its win still walks to its goal.
+    config.search.heuristic_weight = 0.25
+    # Gumbel: sequential halving tries every root candidate, and the policy target is the
+    # improved policy, not visit counts that echo the prior; it unlearns a prior sure of a
+    # dead-end step, which PUCT with 32 simulations never does.
+    config.search.policy = "gumbel"
+
+
+def cpu(config: ml_collections.ConfigDict) -> None:
+    """5x5 with 3 walls each; games of 10 to 30 plies; about 4 s an iteration on 2 idle
+    cores."""
+    _small(config)
+    config.num_iterations = 200
+    config.network.update(channels=32, blocks=3, value_hidden=32)
+    config.search.num_simulations = 32
+    config.selfplay.update(batch_size=48, num_moves=100, num_sampling_moves=6)
+    config.replay.capacity = 40_000
+    config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
+    config.evaluation.update(every=20, games=64, opponents=OPPONENTS)
+
+
+def smoke(config: ml_collections.ConfigDict) -> None:
+    """5x5, seconds of real training, for tests."""
+    _small(config)
+    shrink(config)
+    config.selfplay.num_moves = 100  # the move cap: every slot finishes a game
+    config.evaluation.opponents = OPPONENTS
+
+
+PRESETS = {"default": default, "cpu": cpu, "smoke": smoke}

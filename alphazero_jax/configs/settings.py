@@ -1,0 +1,373 @@
+"""Every training setting once: its default, the rule its value must pass, and what it means.
+
+``SETTINGS`` is the one source: ``base_config`` (the defaults every preset starts from),
+``complete`` (an older run's config given the keys added since), ``check`` (each key's
+rule) and the configuration reference of the docs (``reference``) are all read from it.
+Rules that relate several keys, or that need the game built, are
+``training.config_schema.validate_config``'s.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+import ml_collections
+
+from alphazero_jax import games
+from alphazero_jax.solvers import benchmark_sets
+
+# Counts reach int32 device arrays (iterations, positions, steps), so each fits one.
+INT_MAX = 2**31 - 1
+FLOAT32_MAX = 3.4028234663852886e38
+GATING_RULES = ("none", "win_ratio", "score")
+
+
+class ConfigError(ValueError):
+    """A training config that cannot run; the message names the key and what it accepts."""
+
+
+class Rule(NamedTuple):
+    """What a value must be: ``check(value)`` is True, ``expected`` says it in words."""
+
+    check: Callable[[Any], bool]
+    expected: str
+
+
+class Setting(NamedTuple):
+    """One key of a training config.
+
+    Attributes:
+      default: its value unless a preset or a flag sets another.
+      rule: what a value must be.
+      doc: one or two sentences: what it does.
+      added_later: whether runs written before the key existed lack it; such a run gets
+        ``default``, which keeps the behaviour it was trained with.
+    """
+
+    default: Any
+    rule: Rule
+    doc: str
+    added_later: bool = False
+
+
+def _int(low: int, high: int = INT_MAX) -> Rule:
+    expected = f"an int >= {low}" if high == INT_MAX else f"an int in [{low}, {high}]"
+    return Rule(
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high, expected
+    )
+
+
+def _finite(value: float) -> bool:
+    """Whether ``value`` is a finite float32 (settings reach the device as float32)."""
+    try:
+        return math.isfinite(value) and abs(float(value)) <= FLOAT32_MAX
+    except OverflowError:  # an int too large for any float
+        return False
+
+
+def _number(check: Callable[[float], bool], expected: str) -> Rule:
+    """An int or a float (not a bool), finite in float32, that passes ``check``."""
+    return Rule(
+        lambda v: (
+            isinstance(v, int | float) and not isinstance(v, bool) and _finite(v) and check(v)
+        ),
+        expected,
+    )
+
+
+def _list_of(check: Callable[[Any], bool], expected: str) -> Rule:
+    return Rule(lambda v: isinstance(v, list | tuple) and all(check(x) for x in v), expected)
+
+
+def _one_of(*options: str) -> Rule:
+    return Rule(lambda v: isinstance(v, str) and v in options, f"one of {options}")
+
+
+_POSITIVE = _int(1)
+_NON_NEGATIVE = _int(0)
+_FRACTION = _number(lambda v: 0 <= v <= 1, "a number in [0, 1]")
+_POSITIVE_FLOAT = _number(lambda v: v > 0, "a finite number > 0")
+_NON_NEGATIVE_FLOAT = _number(lambda v: v >= 0, "a finite number >= 0")
+_DISCOUNT = _number(lambda v: 0 < v <= 1, "a number in (0, 1]")
+_BOOL = Rule(lambda v: isinstance(v, bool), "True or False")
+_SETTINGS = Rule(
+    lambda v: isinstance(v, dict | ml_collections.ConfigDict),
+    "a dict of the game's settings, such as {'rows': 6, 'cols': 7}",
+)
+_SPECS = _list_of(
+    lambda x: isinstance(x, str), "a list of agent specs such as ('random', 'minimax:2')"
+)
+_SET_NAMES = _list_of(lambda x: isinstance(x, str), "a list of perfect-play set names")
+_STEPS = _list_of(_NON_NEGATIVE.check, "a list of ints >= 0")
+
+S = Setting
+SETTINGS: dict[str, Any] = {
+    "seed": S(0, _int(0, 2**32 - 1), "The run's random seed: network, self-play, evaluation."),
+    "num_iterations": S(100, _POSITIVE, "Iterations of self-play then learning."),
+    "log_every": S(1, _POSITIVE, "Iterations between lines of the metrics log."),
+    "checkpoint_every_minutes": S(5.0, _POSITIVE_FLOAT, "Minutes between checkpoints."),
+    "max_to_keep": S(3, _POSITIVE, "Checkpoints kept in the workdir (the newest)."),
+    "time_limit_minutes": S(
+        0.0, _NON_NEGATIVE_FLOAT, "> 0: save and stop after this long (this process); 0: none."
+    ),
+    "game": {
+        "name": S("", _one_of(*games.available()), "The game, by its registry name."),
+        "settings": S({}, _SETTINGS, "The game's keyword arguments (``games.settings_of``)."),
+    },
+    "network": {
+        "channels": S(64, _POSITIVE, "Channels of the residual tower."),
+        "blocks": S(4, _NON_NEGATIVE, "Residual blocks (two convolutions each)."),
+        "activation": S("relu", _one_of("relu", "leaky_relu"), "The tower's nonlinearity."),
+        "normalization": S("batch_norm", _one_of("batch_norm", "none"), "After each conv."),
+        "value_hidden": S(64, _POSITIVE, "Width of the value head's hidden layer."),
+    },
+    "search": {
+        "policy": S(
+            "puct",
+            _one_of("puct", "gumbel"),
+            "``puct``: mctx's muzero_policy, AlphaZero's PUCT with root noise (Silver et al., "
+            "2018); ``gumbel``: gumbel_muzero_policy (Danihelka et al., 2022).",
+        ),
+        "num_simulations": S(64, _POSITIVE, "Simulations of each self-play search."),
+        "dirichlet_alpha": S(0.3, _POSITIVE_FLOAT, "PUCT: the root noise's concentration."),
+        "dirichlet_fraction": S(0.25, _FRACTION, "PUCT: the root noise's share of the prior."),
+        "c_puct": S(1.25, _POSITIVE_FLOAT, "PUCT: the exploration constant c_1."),
+        "c_puct_base": S(19652.0, _POSITIVE_FLOAT, "PUCT: the constant c_2 of c's growth."),
+        "max_num_considered_actions": S(16, _POSITIVE, "Gumbel: root actions sampled."),
+        "gumbel_scale": S(1.0, _NON_NEGATIVE_FLOAT, "Gumbel: the scale of the Gumbel noise."),
+        "discount": S(
+            1.0,
+            _DISCOUNT,
+            "Per-ply value discount of the search and of the value targets; below 1 the "
+            "network learns how far a win is, so the search hurries to it.",
+            added_later=True,
+        ),
+        "heuristic_weight": S(
+            0.0,
+            _FRACTION,
+            "The game heuristic's share of the search's node values (AlphaGo's mix of value "
+            "network and rollouts); the value targets stay the outcomes.",
+            added_later=True,
+        ),
+    },
+    "selfplay": {
+        "batch_size": S(64, _POSITIVE, "Games played at once (slots), over all devices."),
+        "num_moves": S(
+            0,
+            _POSITIVE,
+            "Moves per slot and iteration, at least the game's max_num_moves: games restart "
+            "in their slot, and each slot's last, unfinished game is dropped.",
+        ),
+        "num_sampling_moves": S(
+            10, _NON_NEGATIVE, "Opening moves of each game sampled from the visit counts."
+        ),
+        "inference_dtype": S(
+            "float32",
+            _one_of("float32", "bfloat16"),
+            "The network's arithmetic in self-play (weights stay float32; the learner is "
+            "unchanged); bfloat16 for a GPU's or TPU's bfloat16 units.",
+            added_later=True,
+        ),
+        "handicap_moves": S(
+            0,
+            _NON_NEGATIVE,
+            "n: one side of each game plays its first 0..n moves at random, which puts "
+            "positions the network's own play never reaches into the replay memory.",
+            added_later=True,
+        ),
+        "root_value_weight": S(
+            0.0,
+            _FRACTION,
+            "w: value targets are (1 - w) x the outcome + w x the search's root value.",
+            added_later=True,
+        ),
+        "full_search_probability": S(
+            1.0,
+            _DISCOUNT,
+            "p < 1: playout-cap randomisation (Wu, 2019): a move is searched in full with "
+            "chance p and kept for training, else with fast_simulations and not kept.",
+            added_later=True,
+        ),
+        "fast_simulations": S(
+            0, _NON_NEGATIVE, "The cheap search's simulations (playout cap).", added_later=True
+        ),
+    },
+    "replay": {
+        "capacity": S(30_000, _POSITIVE, "Positions the replay memory holds (a ring)."),
+        "augment": S(True, _BOOL, "Train on a random symmetry of each sampled position."),
+    },
+    "evaluation": {
+        "every": S(0, _NON_NEGATIVE, "Iterations between evaluations; 0: none.", added_later=True),
+        "games": S(64, _POSITIVE, "Games per opponent (even).", added_later=True),
+        "opponents": S(
+            ("random", "greedy", "minimax:2"),
+            _SPECS,
+            "Baselines, by agent spec (``agents.from_spec``).",
+            added_later=True,
+        ),
+        "num_past": S(
+            2, _NON_NEGATIVE, "Earlier evaluated networks that are played too.", added_later=True
+        ),
+        "simulations": S(
+            -1,
+            _int(-1),
+            "The network's simulations per move; -1: the search's, 0: its raw policy.",
+            added_later=True,
+        ),
+        "opening_moves": S(
+            2,
+            _NON_NEGATIVE,
+            "Random plies opening each game (varies the games of a noise-free network).",
+            added_later=True,
+        ),
+        "perfect_play_positions": S(
+            0,
+            _NON_NEGATIVE,
+            "Connect Four 6x7: mistake rates against perfect play on the first positions of "
+            "perfect_play_sets at each evaluation; 0: off.",
+            added_later=True,
+        ),
+        "perfect_play_sets": S(
+            ("Test_L3_R1", "Test_L2_R2", benchmark_sets.RANDOM_PLAY),
+            _SET_NAMES,
+            "The perfect-play sets judged (``benchmark_sets.SETS``).",
+            added_later=True,
+        ),
+    },
+    "gating": {
+        "rule": S(
+            "none",
+            _one_of(*GATING_RULES),
+            "Whether a candidate network replaces the one self-play uses: ``none``, "
+            "``win_ratio`` or ``score`` (``training/evaluator.py``).",
+            added_later=True,
+        ),
+        "threshold": S(
+            0.0, _NON_NEGATIVE_FLOAT, "The rule's threshold; 0: its own.", added_later=True
+        ),
+        "games": S(
+            40,
+            _POSITIVE,
+            "Games of the candidate against the best network (even).",
+            added_later=True,
+        ),
+    },
+    "learner": {
+        "batch_size": S(256, _POSITIVE, "Positions per update, over all devices."),
+        "updates_per_iteration": S(8, _POSITIVE, "Optimiser updates after each self-play."),
+        "optimizer": S("adam", _one_of("adam", "sgd"), "``adam``, or ``sgd`` with momentum."),
+        "learning_rate": S(1e-3, _POSITIVE_FLOAT, "The peak learning rate."),
+        "schedule": S(
+            "cosine",
+            _one_of("constant", "cosine", "step"),
+            "``constant``, ``cosine`` (warm-up then decay to 0 over the run) or ``step``.",
+        ),
+        "warmup_steps": S(50, _NON_NEGATIVE, "Cosine: updates of linear warm-up."),
+        "decay_rate": S(0.1, _POSITIVE_FLOAT, "Step: the factor at each of decay_steps."),
+        "decay_steps": S((), _STEPS, "Step: the updates at which the rate is multiplied."),
+        "l2_weight": S(1e-4, _NON_NEGATIVE_FLOAT, "Weight decay (L2 on the parameters)."),
+        "value_weight": S(1.0, _POSITIVE_FLOAT, "The value loss's weight beside the policy's."),
+    },
+}
+del S
+
+
+def leaves(tree: dict = SETTINGS, prefix: str = "") -> Iterator[tuple[str, Setting]]:
+    """``(dotted key, Setting)`` of every setting, in the order of ``SETTINGS``."""
+    for key, value in tree.items():
+        if isinstance(value, Setting):
+            yield prefix + key, value
+        else:
+            yield from leaves(value, f"{prefix}{key}.")
+
+
+def default(key: str) -> Any:
+    """The default of the setting ``key`` (dotted, e.g. ``"search.c_puct"``); the library's
+    factories take their keyword defaults from here, so each is written once."""
+    node: Any = SETTINGS
+    for part in key.split("."):
+        node = node[part]
+    return node.default
+
+
+def base_config() -> ml_collections.ConfigDict:
+    """Every setting at its default: what each game's presets start from."""
+
+    def build(tree: dict) -> ml_collections.ConfigDict:
+        return ml_collections.ConfigDict(
+            {k: v.default if isinstance(v, Setting) else build(v) for k, v in tree.items()}
+        )
+
+    return build(SETTINGS)
+
+
+def complete(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
+    """A copy of ``config`` given every key added since it was written (``added_later``)."""
+    config = ml_collections.ConfigDict(config.to_dict())
+    for key, setting in leaves():
+        if not setting.added_later:
+            continue
+        section, name = key.split(".")
+        if section not in config:
+            config[section] = ml_collections.ConfigDict()
+        if not isinstance(config[section], ml_collections.ConfigDict):
+            continue  # not a section at all: check says so
+        if name not in config[section]:
+            config[section][name] = setting.default
+    return config
+
+
+def check(config: ml_collections.ConfigDict) -> None:
+    """Raises ConfigError naming the first unknown or missing key of ``config``, or the
+    first value its rule refuses."""
+    _check_section(config, SETTINGS, "")
+
+
+def _check_section(config, tree: dict, prefix: str) -> None:
+    keys = set(config.keys())
+    unknown = sorted(keys - set(tree))
+    missing = sorted(set(tree) - keys)
+    if unknown or missing:
+        problems = [f"unknown key config.{prefix}{k}" for k in unknown]
+        problems += [f"missing key config.{prefix}{k}" for k in missing]
+        where = "config." + prefix[:-1] if prefix else "config"
+        raise ConfigError(
+            f"{'; '.join(problems)}. Accepted keys under {where}: {', '.join(sorted(tree))}."
+        )
+    for key, setting in tree.items():
+        if not isinstance(setting, Setting):
+            if not isinstance(config[key], ml_collections.ConfigDict):
+                raise ConfigError(
+                    f"config.{prefix}{key} must be a section with the keys "
+                    f"{', '.join(sorted(setting))}, got {config[key]!r}."
+                )
+            _check_section(config[key], setting, f"{prefix}{key}.")
+            continue
+        value = config[key]
+        if not setting.rule.check(value):
+            raise ConfigError(
+                f"config.{prefix}{key} must be {setting.rule.expected}, got {value!r}."
+                f"{_size_hint(value)}"
+            )
+
+
+def _size_hint(value) -> str:
+    """Why a number that looks right is refused: it does not fit the device's int32 or
+    float32."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > INT_MAX:
+        return f" Counts are int32 on the device: at most {INT_MAX}."
+    if isinstance(value, float) and math.isfinite(value) and abs(value) > FLOAT32_MAX:
+        return f" Numbers are float32 on the device: at most {FLOAT32_MAX:.4g} in size."
+    return ""
+
+
+def reference() -> str:
+    """The configuration reference: a markdown table of every key, its default, its rule
+    and its meaning (the docs' page is generated from it)."""
+    rows = ["| key | default | accepts | meaning |", "| --- | --- | --- | --- |"]
+    for key, setting in leaves():
+        cells = (f"`{key}`", f"`{setting.default!r}`", setting.rule.expected, setting.doc)
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(rows)

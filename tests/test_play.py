@@ -320,7 +320,7 @@ def test_play_entry_point__starts_where_the_only_shipped_agent_plays(tmp_path):
         "import pathlib, sys\n"
         "from absl import app\n"
         "from alphazero_jax.agents import pretrained\n"
-        "from experiments import play\n"
+        "from alphazero_jax.cli import play\n"
         "pretrained.directory = lambda: pathlib.Path(sys.argv[1])\n"
         "app.run(play.main, argv=['play', '--game=othello'])\n"
     )

@@ -1,4 +1,5 @@
-"""Game registry: ``games.make(name, **settings)`` and ``games.available()``.
+"""Game registry: ``games.make(name, **settings)`` and ``games.available()``; the contract
+checker ``games.check_game(game)`` for a game of one's own.
 
 Games built with the same settings are the same object, so functions jitted over one
 game's closures compile once however often the game is requested.
@@ -12,6 +13,7 @@ from collections.abc import Callable
 
 from alphazero_jax.games import connect_four, othello, quoridor, tic_tac_toe
 from alphazero_jax.games._replay import replay, replay_batch
+from alphazero_jax.games.check import GameCheckReport, GameContractError, check_game
 from alphazero_jax.types import Game
 
 _FACTORIES: dict[str, Callable[..., Game]] = {
@@ -28,7 +30,16 @@ _LIMITS: dict[str, dict[str, tuple[int, ...]]] = {
     tic_tac_toe.NAME: tic_tac_toe.LIMITS,
 }
 
-__all__ = ["available", "make", "replay", "replay_batch", "settings_of"]
+__all__ = [
+    "GameCheckReport",
+    "GameContractError",
+    "available",
+    "check_game",
+    "make",
+    "replay",
+    "replay_batch",
+    "settings_of",
+]
 
 
 def available() -> tuple[str, ...]:

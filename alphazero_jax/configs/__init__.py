@@ -6,8 +6,10 @@
 
 The presets of every game: ``default`` (one GPU or TPU host), ``cpu`` (a 2-core machine),
 ``smoke`` (seconds, for tests) and ``auto`` (``default`` where JAX sees an accelerator, else
-``cpu``); a game may add its own (``presets(game)``). From the command line the same config
-is ``--config=connect_four:cpu``, and any key can be set with ``--config.<key>=<value>``.
+``cpu``); a game may add its own (``presets(game)``). A game registered with
+``games.register`` gets generic presets sized from its longest game. From the command line
+the same config is ``--config=connect_four:cpu``, and any key can be set with
+``--config.<key>=<value>``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from collections.abc import Callable
 
 import ml_collections
 
-from alphazero_jax.configs import connect_four, othello, quoridor, settings, tic_tac_toe
+from alphazero_jax import games
+from alphazero_jax.configs import connect_four, generic, othello, quoridor, settings, tic_tac_toe
 from alphazero_jax.configs.settings import ConfigError
 
 __all__ = ["ConfigError", "available", "get_config", "presets", "resolve_preset", "settings"]
@@ -31,19 +34,24 @@ AUTO = "auto"
 
 
 def available() -> tuple[str, ...]:
-    """The games that have presets, sorted."""
-    return tuple(sorted(_GAMES))
+    """The games that have presets: every registered game (``games.available()``), with
+    its own presets or the generic ones (``configs/generic.py``)."""
+    return games.available()
+
+
+def _presets_of(game: str) -> dict[str, Callable[[ml_collections.ConfigDict], None]]:
+    if game not in games.available():
+        raise ConfigError(f"No presets for game {game!r}; games with presets: {available()}.")
+    return _GAMES.get(game, generic.PRESETS)
 
 
 def presets(game: str) -> tuple[str, ...]:
     """The presets of ``game``, ``auto`` included.
 
     Raises:
-      ConfigError: for a game without presets.
+      ConfigError: for a game that is not registered.
     """
-    if game not in _GAMES:
-        raise ConfigError(f"No presets for game {game!r}; games with presets: {available()}.")
-    return (*_GAMES[game], AUTO)
+    return (*_presets_of(game), AUTO)
 
 
 def resolve_preset(game: str, preset: str) -> str:
@@ -78,5 +86,5 @@ def get_config(game: str, preset: str = "default") -> ml_collections.ConfigDict:
     preset = resolve_preset(game, preset)
     config = settings.base_config()
     config.game.name = game
-    _GAMES[game][preset](config)
+    _presets_of(game)[preset](config)
     return config

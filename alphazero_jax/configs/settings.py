@@ -85,6 +85,10 @@ def _one_of(*options: str) -> Rule:
     return Rule(lambda v: isinstance(v, str) and v in options, f"one of {options}")
 
 
+_GAME_NAME = Rule(  # looked up when checked: a researcher's game may be registered later
+    lambda v: isinstance(v, str) and v in games.available(),
+    "a registered game (games.available(), or one added with games.register)",
+)
 _POSITIVE = _int(1)
 _NON_NEGATIVE = _int(0)
 _FRACTION = _number(lambda v: 0 <= v <= 1, "a number in [0, 1]")
@@ -113,7 +117,7 @@ SETTINGS: dict[str, Any] = {
         0.0, _NON_NEGATIVE_FLOAT, "> 0: save and stop after this long (this process); 0: none."
     ),
     "game": {
-        "name": S("", _one_of(*games.available()), "The game, by its registry name."),
+        "name": S("", _GAME_NAME, "The game, by its registry name (``games.make``)."),
         "settings": S({}, _SETTINGS, "The game's keyword arguments (``games.settings_of``)."),
     },
     "network": {

@@ -36,6 +36,7 @@ __all__ = [
     "available",
     "check_game",
     "make",
+    "register",
     "replay",
     "replay_batch",
     "settings_of",
@@ -45,6 +46,30 @@ __all__ = [
 def available() -> tuple[str, ...]:
     """Names accepted by ``make``, sorted."""
     return tuple(sorted(_FACTORIES))
+
+
+def register(
+    name: str, make: Callable[..., Game], *, limits: dict[str, tuple[int, ...]] | None = None
+) -> None:
+    """Adds a game of one's own, so that ``make(name)``, training configs
+    (``configs.get_config(name, preset)``) and agents accept it.
+
+    Args:
+      name: the name ``make`` will accept, and the ``name`` of the games ``make`` returns.
+      make: the game's factory: keyword-only settings with defaults, returning a ``Game``.
+      limits: each setting's ``(min, max)`` or ``(min, max, step)``, for ``settings_of``.
+
+    Raises:
+      ValueError: a name already taken by another factory, or not an identifier.
+    """
+    if not name.isidentifier():
+        raise ValueError(f"A game's name must be an identifier, got {name!r}.")
+    if _FACTORIES.get(name, make) is not make:
+        raise ValueError(
+            f"The game name {name!r} is taken by {_FACTORIES[name].__module__}; choose another."
+        )
+    _FACTORIES[name] = make
+    _LIMITS[name] = dict(limits or {})
 
 
 def settings_of(name: str) -> dict[str, dict[str, int]]:

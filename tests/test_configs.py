@@ -1,0 +1,93 @@
+"""``alphazero_jax.configs``: every setting written once (default, rule, meaning), each
+game's presets, and generic presets for a game registered by a researcher."""
+
+import ml_collections
+import pytest
+
+from alphazero_jax import configs, games
+from alphazero_jax.configs import settings
+from alphazero_jax.games import tic_tac_toe
+
+
+def test_settings__every_key_has_a_rule_and_a_meaning_and_its_default_passes_the_rule():
+    keys = dict(settings.leaves())
+    # By hand: 6 at the top, game 2, network 5, search 10, selfplay 8, replay 2,
+    # evaluation 8, gating 3, learner 10.
+    assert len(keys) == 54
+    for key, setting in keys.items():
+        assert setting.doc.strip() and setting.rule.expected.strip(), key
+        if key not in ("game.name", "selfplay.num_moves"):  # a preset sets them per game
+            assert setting.rule.check(setting.default), key
+
+
+def test_settings__the_reference_names_every_key_once():
+    table = settings.reference().splitlines()
+    assert table[0] == "| key | default | accepts | meaning |"
+    named = [row.split("|")[1].strip().strip("`") for row in table[2:]]
+    assert named == [key for key, _ in settings.leaves()]
+
+
+def test_settings__default_reads_the_table():
+    assert settings.default("search.c_puct") == 1.25
+    assert settings.default("selfplay.full_search_probability") == 1.0
+    assert settings.base_config().network.channels == settings.default("network.channels") == 64
+
+
+def test_settings__complete_gives_an_old_run_only_the_keys_added_later():
+    config = configs.get_config("tic_tac_toe", "smoke")
+    del config["gating"]
+    del config.search["discount"]
+    config.network.channels = 5
+    completed = settings.complete(config)
+    assert completed.gating.to_dict() == {"rule": "none", "threshold": 0.0, "games": 40}
+    assert completed.search.discount == 1.0 and completed.network.channels == 5
+    del config.network["channels"]  # not added later: an old run never lacked it
+    with pytest.raises(settings.ConfigError, match=r"missing key config\.network\.channels"):
+        settings.check(settings.complete(config))
+
+
+def test_get_config__refuses_an_unknown_game_or_preset_naming_the_choices():
+    with pytest.raises(configs.ConfigError, match=r"No presets for game 'chess'.*connect_four"):
+        configs.get_config("chess")
+    with pytest.raises(configs.ConfigError, match=r"Unknown preset 'fast'.*'smoke'"):
+        configs.get_config("othello", "fast")
+
+
+def test_get_config__each_call_returns_a_new_config():
+    first = configs.get_config("connect_four", "cpu")
+    first.search.num_simulations = 1
+    assert configs.get_config("connect_four", "cpu").search.num_simulations == 64
+    assert isinstance(first, ml_collections.ConfigDict)
+
+
+@pytest.fixture
+def registered(monkeypatch):
+    """A researcher's game (Tic-Tac-Toe on 4x4 under its own name), registered for the test
+    alone."""
+    monkeypatch.setattr(games, "_FACTORIES", dict(games._FACTORIES))
+    monkeypatch.setattr(games, "_LIMITS", dict(games._LIMITS))
+
+    def make_four():
+        return tic_tac_toe.make(rows=4, cols=4, connect=3)._replace(name="four")
+
+    games.register("four", make_four)
+    return make_four
+
+
+def test_register__a_game_gets_the_generic_presets_sized_from_its_longest_game(registered):
+    from alphazero_jax.training.config_schema import validate_config
+
+    assert "four" in games.available() and "four" in configs.available()
+    assert configs.presets("four") == ("default", "cpu", "smoke", "auto")
+    for preset in ("default", "cpu", "smoke"):
+        config = configs.get_config("four", preset)
+        assert config.game.name == "four" and config.selfplay.num_moves == 16  # 4 x 4 cells
+        validate_config(config, num_devices=8 if preset == "default" else 1)
+
+
+def test_register__refuses_a_taken_name_and_a_name_that_is_no_identifier(registered):
+    games.register("four", registered)  # the same factory again: nothing changes
+    with pytest.raises(ValueError, match=r"'connect_four' is taken"):
+        games.register("connect_four", registered)
+    with pytest.raises(ValueError, match=r"identifier, got 'my game'"):
+        games.register("my game", registered)

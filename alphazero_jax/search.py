@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import mctx
 
+from alphazero_jax import memory
 from alphazero_jax.configs.settings import default
 from alphazero_jax.types import Array, Game, State
 
@@ -104,6 +105,35 @@ def make_recurrent_fn(
     return recurrent_fn
 
 
+def tree_bytes(game: Game, num_simulations: int) -> int:
+    """Bytes of the mctx tree of one position's search of ``num_simulations``: its
+    ``num_simulations + 1`` nodes, each a State and per-action arrays (six of ``A`` int32 or
+    float32, five scalars), counted twice (the search's loop carries a copy)."""
+    return (num_simulations + 1) * _node_bytes(game)
+
+
+def _node_bytes(game: Game) -> int:
+    """A tree node's bytes, twice: a State and six per-action and five scalar arrays."""
+    return 2 * (memory.state_bytes(game) + 4 * (6 * game.num_actions + 5))
+
+
+def check_simulations(
+    game: Game, num_simulations: int, *, batch_size: int = 1, name: str | None = None
+) -> None:
+    """Raises ``memory.MemoryBoundError`` unless searches of ``num_simulations`` for
+    ``batch_size`` positions at a time fit this machine's memory (``memory.budget_bytes``);
+    the message says the largest number of simulations that does. ``name``: what asked for
+    them (an agent's spec), for the message."""
+    node = batch_size * _node_bytes(game)
+    memory.check(
+        f"{name or f'{num_simulations:,} simulations'}|for its search tree "
+        f"({batch_size:,} position{'s' * (batch_size > 1)} at a time)",
+        num_simulations,
+        bytes_per_unit=node,
+        fixed=node,  # the root
+    )
+
+
 def make_search(
     game: Game,
     apply_fn: Callable,
@@ -145,6 +175,7 @@ def make_search(
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}.")
+    check_simulations(game, num_simulations)
     if not isinstance(num_simulations, int) or num_simulations < 1:
         raise ValueError(f"num_simulations must be an int >= 1, got {num_simulations!r}.")
     if not 0 < discount <= 1:

@@ -9,7 +9,7 @@ import pytest
 
 PACKAGE = "alphazero_jax"
 LAYERS = (
-    ("types",),
+    ("types", "memory"),
     ("games", "solvers"),
     ("networks", "configs"),
     ("search", "runs"),

@@ -11,6 +11,7 @@ Ties are broken uniformly at random.
 
 from __future__ import annotations
 
+from alphazero_jax import memory
 from alphazero_jax.agents import alphazero, baselines, registry, solver, td_agent
 from alphazero_jax.agents.alphazero import (
     az_agent,
@@ -88,6 +89,8 @@ def from_spec(game: Game, spec: str) -> Agent:
 
     Raises:
       ValueError: for an unknown or malformed spec; the message says what was expected.
+        ``memory.MemoryBoundError`` (a ValueError) for a strength whose search would not
+        fit this machine's memory; the message says the largest that does.
     """
     if not isinstance(spec, str):
         raise ValueError(f"An agent spec is a string, one of {', '.join(SPECS)}; got {spec!r}.")
@@ -99,6 +102,8 @@ def from_spec(game: Game, spec: str) -> Agent:
         return kind.parse(game, spec, argument)
     except SpecError as error:
         raise SpecError(f"{error} Valid specs: {', '.join(SPECS)}.") from None
+    except memory.MemoryBoundError as error:
+        raise memory.MemoryBoundError(f"Agent spec {spec!r}: {error}") from None
 
 
 def spec_table() -> str:

@@ -121,7 +121,11 @@ def mcts_agent(game: Game, *, num_simulations: int) -> Agent:
 
 
 def _minimax(game: Game, spec: str, argument: str) -> Agent:
-    return minimax_agent(game, depth=registry.count(spec, argument, minimum=1))
+    depth = registry.count(spec, argument, minimum=1)
+    try:
+        return minimax_agent(game, depth=depth)
+    except ValueError as error:  # deeper than the game's longest game
+        raise registry.SpecError(f"Agent spec {spec!r}: {error}") from None
 
 
 def _mcts(game: Game, spec: str, argument: str) -> Agent:

@@ -74,10 +74,17 @@ def make_negamax(game: Game, *, depth: int) -> Callable[[State], tuple[Array, Ar
 
     Args:
       game: the game; its ``heuristic`` values positions at the horizon.
-      depth: plies to look ahead, an int >= 1.
+      depth: plies to look ahead, an int from 1 to ``game.max_num_moves`` (its search
+        stack of ``depth - 1`` positions is allocated; its time grows as the number of
+        legal moves to the power ``depth / 2`` or more).
     """
     if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
         raise ValueError(f"depth must be an int >= 1, got {depth!r}.")
+    if depth > game.max_num_moves:  # deeper reads nothing more, and its stack is allocated
+        raise ValueError(
+            f"depth must be at most the game's longest game, {game.max_num_moves} plies, "
+            f"got {depth}."
+        )
     num_actions = game.num_actions
     actions = jnp.arange(num_actions, dtype=jnp.int32)
     num_levels = max(depth - 1, 1)

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import mctx
 
-from alphazero_jax.search import mask_logits
+from alphazero_jax.search import check_simulations, mask_logits
 from alphazero_jax.types import Array, Game, PRNGKey, State
 
 ActFn = Callable[[Any, PRNGKey, State], Array]
@@ -190,6 +190,7 @@ def make_search(
       ValueError: for a bad ``num_simulations`` or ``exploration``.
     """
     _check_settings(num_simulations, exploration)
+    check_simulations(game, num_simulations)
     recurrent_fn = make_recurrent_fn(game)
     playout = make_playout(game)
     select = make_ucb_selection(exploration=float(exploration))

@@ -39,6 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from alphazero_jax import memory
 from alphazero_jax.types import Array, State
 
 # Seeds and multipliers of the two hashes (murmur3's finaliser constants and two others).
@@ -73,10 +74,14 @@ class ValueTable:
 
 def empty_table(*, capacity: int) -> ValueTable:
     """A table with ``capacity`` empty slots (a power of two >= 1; fewer than 4 slots
-    probe some slots twice, which is harmless)."""
+    probe some slots twice, which is harmless). A table larger than this machine's memory
+    budget (``memory.budget_bytes``) raises ``memory.MemoryBoundError``."""
     is_int = isinstance(capacity, int) and not isinstance(capacity, bool)
     if not is_int or capacity < 1 or capacity & (capacity - 1):
         raise ValueError(f"capacity must be a power of two >= 1, got {capacity!r}.")
+    memory.check(  # two uint32 key words, a float32 value, an int32 count
+        f"capacity={capacity:,}|for the TD-MCTS value table", capacity, bytes_per_unit=16
+    )
     return ValueTable(
         keys=jnp.zeros((capacity, 2), jnp.uint32),
         value=jnp.zeros((capacity,), jnp.float32),

@@ -36,6 +36,7 @@ from flax import struct
 
 from alphazero_jax.agents import td_table
 from alphazero_jax.agents.rollout_mcts import make_final_playout
+from alphazero_jax.search import check_simulations
 from alphazero_jax.types import Array, Game, PRNGKey, State
 
 DEFAULT_EXPLORATION = 1.0
@@ -175,6 +176,7 @@ def make_tdmcts(
       ValueError: for a setting out of range.
     """
     _check(num_simulations, exploration, gamma, learning_rate_floor)
+    check_simulations(game, num_simulations)  # its tree holds about as much as mctx's
     settings = Settings(
         game=game,
         final_playout=make_final_playout(game),

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import ml_collections
 
-from alphazero_jax import agents, games
+from alphazero_jax import agents, games, memory, search
 from alphazero_jax.configs import settings
 from alphazero_jax.configs.settings import ConfigError
 from alphazero_jax.evaluation import perfect_play
@@ -82,7 +82,48 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> V
             f"config.selfplay.num_moves={config.selfplay.num_moves} must be at least the "
             f"game's max_num_moves={game.max_num_moves}, so that every slot finishes a game."
         )
+    try:
+        _check_memory(config, game, num_devices)
+    except memory.MemoryBoundError as error:
+        raise ConfigError(str(error)) from None
     return Validated(game=game, opponents=opponents)
+
+
+def _check_memory(config: ml_collections.ConfigDict, game: Game, num_devices: int) -> None:
+    """Each size that allocates, against this machine's memory (``memory.budget_bytes``):
+    the replay memory (one copy per device, bfloat16), self-play's search trees and
+    trajectory, and the learner's batch (its network's activations, kept for the gradient)."""
+    height, width, channels = game.observation_shape
+    cells, actions = height * width, game.num_actions
+    sample = 2 * (cells * channels + actions + 1)  # bfloat16 observation, policy, value
+    memory.check(
+        f"config.replay.capacity={config.replay.capacity:,}|for the replay memory "
+        f"({num_devices} cop{'ies' if num_devices > 1 else 'y'}, one per device)",
+        config.replay.capacity,
+        bytes_per_unit=num_devices * sample,
+    )
+    search.check_simulations(  # too many even for one game at a time
+        game,
+        config.search.num_simulations,
+        name=f"config.search.num_simulations={config.search.num_simulations:,}",
+    )
+    position = 4 * (cells * channels + 2 * actions + 6)  # a Trajectory's float32 record
+    memory.check(
+        f"config.selfplay.batch_size={config.selfplay.batch_size:,}|for self-play's "
+        f"{config.selfplay.num_moves} moves of trajectory and search trees",
+        config.selfplay.batch_size,
+        bytes_per_unit=config.selfplay.num_moves * position
+        + search.tree_bytes(game, config.search.num_simulations),
+    )
+    # Every layer's activations, float32, kept for the backward pass, about three times
+    # over (the layer's input, its normalisation, its gradient).
+    layers = 2 * config.network.blocks + 3
+    example = 3 * 4 * cells * max(config.network.channels, channels) * layers
+    memory.check(
+        f"config.learner.batch_size={config.learner.batch_size:,}|for the learner's activations",
+        config.learner.batch_size,
+        bytes_per_unit=example,
+    )
 
 
 def _check_evaluation(config: ml_collections.ConfigDict, game: Game) -> tuple[Agent, ...]:

@@ -2,13 +2,15 @@
 #   make install   -- create .venv and install the package (with the accelerator's JAX).
 #   make train     -- train Connect Four into runs/ (the `cpu` preset when JAX sees no
 #                     accelerator, `default` on a GPU or TPU); run it again to resume.
-#   make test      -- install the test extra, lint and run every test (as CI does).
+#   make test      -- install the test and docs extras, lint and run every test (as CI
+#                     does; the docs build is one of them).
 #   make test-fast -- the same without the tests marked slow (development).
 #   make play      -- play Connect Four in the terminal against the shipped agent
 #                     (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).
 #   make serve     -- play in a browser: http://127.0.0.1:8000/ (SERVE_ARGS="--host=0.0.0.0"
 #                     for the whole network; see the README's warning).
 #   make bench     -- also install the bench extra (pgx) and run the games' speed benchmark.
+#   make docs      -- build the docs site into docs/_build/html (warnings are errors).
 # The accelerator: `cuda` where `nvidia-smi` lists a GPU, `tpu` where a TPU shows as
 # /dev/accel0 (Cloud TPU v2-v4 VMs; pass ACCEL=tpu on v5e and later, whose chips show as
 # /dev/vfio devices), else none (the CPU build of JAX). ACCEL=cuda, tpu or none overrides.
@@ -30,7 +32,7 @@ TRAIN_ARGS ?=
 PLAY_ARGS ?=
 SERVE_ARGS ?=
 
-.PHONY: install train play serve test test-fast lint browser bench clean
+.PHONY: install train play serve test test-fast lint browser bench docs clean
 
 $(BIN)/python:
 	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version))"
@@ -43,12 +45,13 @@ $(VENV)/.installed-$(ACCEL): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '$(call extras,)'
 	touch $@
 
+# The test installation has the docs extra too: tests/test_docs.py builds the site.
 $(VENV)/.installed-test-$(ACCEL): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '$(call extras,test)'
+	$(BIN)/pip install --quiet -e '$(call extras,test$(comma)docs)'
 	touch $@ $(VENV)/.installed-$(ACCEL)
 
 $(VENV)/.installed-bench-$(ACCEL): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '$(call extras,test$(comma)bench)'
+	$(BIN)/pip install --quiet -e '$(call extras,test$(comma)docs$(comma)bench)'
 	touch $@ $(VENV)/.installed-test-$(ACCEL) $(VENV)/.installed-$(ACCEL)
 
 install: $(VENV)/.installed-$(ACCEL)
@@ -88,5 +91,12 @@ test-fast: lint browser
 bench: $(VENV)/.installed-bench-$(ACCEL)
 	$(BIN)/python -m experiments.benchmark games
 
+# The site: MyST pages, the configuration reference and the API generated from the package,
+# the notebooks as saved (docs/conf.py). The same build as tests/test_docs.py's.
+docs: $(VENV)/.installed-test-$(ACCEL)
+	$(BIN)/sphinx-build -W --keep-going -j auto -q -b html docs docs/_build/html
+	@echo "The site: docs/_build/html/index.html"
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis docs/_build docs/_generated docs/api \
+		docs/tutorials/*.ipynb

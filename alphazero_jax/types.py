@@ -52,41 +52,47 @@ class Game(NamedTuple):
     """A two-player, zero-sum, perfect-information game as pure functions.
 
     Metadata:
-      name: the registry name, e.g. ``"connect_four"``.
-      num_actions: ``A``, the size of the action space (a pass or a wall is an action too).
-      observation_shape: ``(H, W, C)``, channels last.
-      max_num_moves: an upper bound on the moves of any game (sizes scans); a game that
-        needs a move cap ends in a draw when it reaches it.
-      settings: the keyword arguments that made this game as ``(name, value)`` pairs, so
-        that a Game stays hashable: ``games.make(game.name, **dict(game.settings))``.
+
+    - name: the registry name, e.g. ``"connect_four"``.
+    - num_actions: ``A``, the size of the action space (a pass or a wall is an action too).
+    - observation_shape: ``(H, W, C)``, channels last.
+    - max_num_moves: an upper bound on the moves of any game (sizes scans); a game that
+      needs a move cap ends in a draw when it reaches it.
+    - settings: the keyword arguments that made this game as ``(name, value)`` pairs, so
+      that a Game stays hashable: ``games.make(game.name, **dict(game.settings))``.
 
     Pure functions (unbatched; the caller vmaps and jits):
-      init: ``(key) -> State``, the starting position.
-      step: ``(state, action: int32[]) -> State``. A terminal state is returned unchanged;
-        an illegal action ends the game as a loss for the mover.
-      observe: ``(state) -> float32[H, W, C]`` from the point of view of the player to move.
-      legal_action_mask: ``(state) -> bool[A]``, True where legal (all False when terminal).
-      heuristic: ``(state) -> float32[]`` in ``[-1, 1]`` from the mover's view, used by the
-        greedy and minimax baselines; exact (``+1/0/-1`` for the mover) on terminal states.
+
+    - init: ``(key) -> State``, the starting position.
+    - step: ``(state, action: int32[]) -> State``. A terminal state is returned unchanged;
+      an illegal action ends the game as a loss for the mover.
+    - observe: ``(state) -> float32[H, W, C]`` from the point of view of the player to move.
+    - legal_action_mask: ``(state) -> bool[A]``, True where legal (all False when terminal).
+    - heuristic: ``(state) -> float32[]`` in ``[-1, 1]`` from the mover's view, used by the
+      greedy and minimax baselines; exact (``+1/0/-1`` for the mover) on terminal states.
 
     Symmetries:
-      symmetries: the board's symmetries, the identity first.
+
+    - symmetries: the board's symmetries, the identity first.
 
     Host helpers (plain Python, never traced):
-      to_text: ``(state) -> str``, an ASCII picture of the position.
-      action_to_text: ``(action: int, state=None) -> str``, the action's name when played
-        in ``state``, e.g. ``"4"`` for Connect Four's 4th column.
-      actions_from_text: ``(text: str, state=None) -> list[int]``, parses a move list
-        written in the game's notation and played from ``state`` (raises ``ValueError``
-        naming the offending move and its index).
-      actions_to_text: ``(actions: Sequence[int], state=None) -> str``, the inverse; a
-        position is serialised as the move list that reaches it from the start.
-      ``state`` defaults to the starting position. Most games name an action the same in
-      every position and ignore it; Quoridor's pawn actions are relative to the pawn (a
-      step north) while their names are squares, so its names depend on the position.
-      to_json: ``(state) -> dict``, the position for a front end to draw, as plain JSON
-        values (the game's own shape; for grid games ``{"rows", "cols", "cells"}`` with
-        ``cells[r][c]`` 0 empty, 1 first player's, 2 second player's, top row first).
+
+    - to_text: ``(state) -> str``, an ASCII picture of the position.
+    - action_to_text: ``(action: int, state=None) -> str``, the action's name when played
+      in ``state``, e.g. ``"4"`` for Connect Four's 4th column.
+    - actions_from_text: ``(text: str, state=None) -> list[int]``, parses a move list
+      written in the game's notation and played from ``state`` (raises ``ValueError``
+      naming the offending move and its index).
+    - actions_to_text: ``(actions: Sequence[int], state=None) -> str``, the inverse; a
+      position is serialised as the move list that reaches it from the start.
+
+    ``state`` defaults to the starting position. Most games name an action the same in
+    every position and ignore it; Quoridor's pawn actions are relative to the pawn (a
+    step north) while their names are squares, so its names depend on the position.
+
+    - to_json: ``(state) -> dict``, the position for a front end to draw, as plain JSON
+      values (the game's own shape; for grid games ``{"rows", "cols", "cells"}`` with
+      ``cells[r][c]`` 0 empty, 1 first player's, 2 second player's, top row first).
 
     Games compare and hash by identity (they hold functions and NumPy tables), so a Game
     can key a cache or be a static argument of ``jax.jit``; ``games.make`` returns the same

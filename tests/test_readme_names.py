@@ -1,9 +1,12 @@
-"""Every name the README gives in code exists: a README that names a module, a function, a
-file, a flag or a make target that is not there fails here.
+"""Every name the README and the docs pages give in code exists: a page that names a module,
+a function, a file, a flag, a config key or a make target that is not there fails here.
 
-What is read: the inline code spans (`...`, also across a line break) and the commands of
-the ```bash blocks (continued lines joined); the ```python blocks only for their imports,
-which name the short forms the prose uses (`solver`, `elo`). What each kind of span must be:
+What is read: the inline code spans (`...`, also across a line break; not a MyST role's
+target, {doc}`...`), the commands of the ```bash blocks (continued lines joined) and of the
+```console blocks (the lines after a `$ ` prompt); the ```python blocks only for their
+imports, which name the short forms the prose uses (`solver`, `elo`). The docs pages are
+every docs/**/*.md but the generated ones (docs/api/, docs/_generated/, docs/_build/);
+tests/test_docs.py runs their python blocks. What each kind of span must be:
 
 - a dotted name whose first part is one of our modules (`runs.restore_network(workdir)`,
   `solvers.connect_four.move_scores`): the README leaves out `alphazero_jax.` and parent
@@ -23,11 +26,15 @@ which name the short forms the prose uses (`solver`, `elo`). What each kind of s
 - `python -m experiments.<entry> --flag=...`: the entry point exists and defines every flag
   (read from the `DEFINE_*` calls that run when it is imported: its own and those of the
   modules it imports at the top, plus absl's own); `--no<flag>` for a boolean;
-  `--config.<key>` a key of the config that `--config=<file>[:<preset>]` names.
+  `--config.<key>` a key of the config that `--config=<file>[:<preset>]` names
+  (`--config.<key>`, a placeholder, names none).
+- an installed program (`alphazero-train --workdir=...`, pyproject.toml's
+  `[project.scripts]`): its flags, as for the module its function is in.
 - a flag on its own (`--opening_moves=0`): some entry point defines it.
 - `make <target> VAR=...`: the Makefile defines the target and the variable; `*_ARGS`
   holds flags of the entry point that the target's recipe runs, checked as above.
-- a Markdown link to a file: the file exists.
+- a Markdown link to a file: the file exists (from the page's folder), or the docs build
+  writes it from one that does (docs/_ext/generated.py's ``source_of``: the notebooks).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ import inspect
 import pathlib
 import re
 import shlex
+import tomllib
 import types
 from typing import NamedTuple
 
@@ -50,6 +58,9 @@ from alphazero_jax import configs
 ROOT = pathlib.Path(__file__).parent.parent
 README = ROOT / "README.md"
 MAKEFILE = ROOT / "Makefile"
+DOCS = ROOT / "docs"
+# Folders of docs/ whose pages the build writes: they name what the code says.
+GENERATED_DOCS = ("_build", "_generated", "api")
 PACKAGES = ("alphazero_jax", "experiments")
 
 # Paths a span may give that need not exist in the repository, with the reason.
@@ -99,6 +110,8 @@ def code_spans(markdown: str) -> tuple[list[Span], list[Span]]:
                 python.append(Span(start, "\n".join(block), fenced=True))
             elif fence in ("bash", "sh", "shell"):
                 spans += _commands(block, start)
+            elif fence == "console":
+                spans += _prompted_commands(block, start)
             fence = None
             prose.append("")
         elif fence is not None:
@@ -108,6 +121,8 @@ def code_spans(markdown: str) -> tuple[list[Span], list[Span]]:
             prose.append(line)
     text = "\n".join(prose)
     for found in re.finditer(r"(`+)((?:(?!\n\s*\n).)+?)\1", text, re.S):
+        if text[: found.start()].endswith("}"):
+            continue  # a MyST role's target ({doc}`page`), not code
         line = text.count("\n", 0, found.start()) + 1
         spans.append(Span(line, " ".join(found.group(2).split()), fenced=False))
     return spans, python
@@ -126,6 +141,24 @@ def _commands(block: list[str], start: int) -> list[Span]:
         if pending.strip():
             commands.append(Span(first, " ".join(pending.split()), fenced=True))
         pending = ""
+    return commands
+
+
+def _prompted_commands(block: list[str], start: int) -> list[Span]:
+    """The commands of a console block: the lines after a ``$ `` prompt (with their
+    continuation lines); the others are output."""
+    commands, command = [], []
+    for number, line in enumerate(block, start):
+        if command and command[-1][1].rstrip().endswith("\\"):
+            command.append((number, line))
+            continue
+        if command:
+            commands += _commands([text for _, text in command], command[0][0])
+            command = []
+        if line.lstrip().startswith("$ "):
+            command = [(number, line.lstrip()[2:])]
+    if command:
+        commands += _commands([text for _, text in command], command[0][0])
     return commands
 
 
@@ -250,6 +283,13 @@ def entry_flags(module: str) -> dict[str, str]:
     for imported in sorted(_imported_modules(module)):
         defined |= _defined_flags(imported)
     return defined
+
+
+@functools.cache
+def console_scripts() -> dict[str, str]:
+    """``program -> module`` of the programs the package installs (``[project.scripts]``)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return {name: target.partition(":")[0] for name, target in project["scripts"].items()}
 
 
 @functools.cache
@@ -418,6 +458,8 @@ def check_command(span: Span, make_text: str) -> list[str]:
         return [f"cannot split the command ({error})"]
     if len(words) >= 3 and re.search(r"python3?$", words[0]) and words[1] == "-m":
         return check_entry(words[2], words[3:])
+    if words and words[0] in console_scripts():
+        return check_entry(console_scripts()[words[0]], words[1:], program=words[0])
     if words[:1] == ["make"]:
         return check_make(words[1:], make_text)
     return []
@@ -428,11 +470,13 @@ def _accepts(defined: dict[str, str], name: str) -> bool:
     return name in defined or (name.startswith("no") and defined.get(name[2:]) == "bool")
 
 
-def check_entry(module: str, arguments: list[str]) -> list[str]:
-    """``python -m module *arguments``: the entry point and each of its flags."""
-    if module not in entry_points():
+def check_entry(module: str, arguments: list[str], *, program: str | None = None) -> list[str]:
+    """``python -m module *arguments`` (or the installed ``program`` whose function is in
+    ``module``): the entry point and each of its flags."""
+    if program is None and module not in entry_points():
         return [f"no entry point {module!r} (a module of experiments/ run as __main__)"]
     defined, problems, config = entry_flags(module), [], None
+    module = program or module  # as the page names it
     for word in arguments:
         name, _, value = word[2:].partition("=")
         if not word.startswith("--"):
@@ -446,6 +490,8 @@ def check_entry(module: str, arguments: list[str]) -> list[str]:
                     problems.append(f"{module}: --config={value}: {error}")
             elif value != "..." and "<" not in value:  # not a placeholder
                 problems.append(f"{module}: --config names no game with presets {game!r}")
+        elif name.startswith("config.") and "<" in name:
+            continue  # a placeholder: --config.<key>=<value>
         elif name.startswith("config.") and defined.get("config") == "config":
             # Without a config file (`--config=...`), keys are checked against every preset.
             candidates = [config] if config is not None else preset_configs()
@@ -499,6 +545,8 @@ def check_flags(text: str) -> list[str]:
         name = word[2:].partition("=")[0]
         if not word.startswith("--") or name in ("", "config"):
             continue
+        if name.startswith("config.") and "<" in name:
+            continue  # a placeholder: --config.<key>=<value>
         if name.startswith("config."):
             if not any(has_key(c, name[len("config.") :]) for c in preset_configs()):
                 problems.append(f"--{name} is no key of any game's config")
@@ -524,6 +572,8 @@ def check_span(span: Span, aliases: dict[str, str], make_text: str) -> list[str]
     text = span.text
     if span.fenced or text.startswith("make ") or re.search(r"python -m ", text):
         return check_command(span, make_text)
+    if text.split(" ", 1)[0] in console_scripts():
+        return check_command(span, make_text)
     if text.startswith("--"):
         return check_flags(text)
     dotted = DOTTED.fullmatch(text)
@@ -542,9 +592,25 @@ def check_span(span: Span, aliases: dict[str, str], make_text: str) -> list[str]
     return []
 
 
-def check_readme(markdown: str, make_text: str) -> list[str]:
-    """Every problem of ``markdown``: ``README.md:<line>: `<span>`: <what is missing>``
-    (and the python blocks' imports from our packages)."""
+@functools.cache
+def _generated_docs():
+    """docs/_ext/generated.py, read without Sphinx: what the docs build writes."""
+    spec = importlib.util.spec_from_file_location("generated", DOCS / "_ext" / "generated.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def link_exists(target: pathlib.Path) -> bool:
+    """Whether a linked file exists, or the docs build writes it from one that does."""
+    return target.exists() or _generated_docs().source_of(target).exists()
+
+
+def check_readme(
+    markdown: str, make_text: str, name: str = "README.md", base: pathlib.Path = ROOT
+) -> list[str]:
+    """Every problem of ``markdown``: ``<name>:<line>: `<span>`: <what is missing>`` (and
+    the python blocks' imports from our packages); links are read from ``base``."""
     spans, python = code_spans(markdown)
     imports = python_imports(python)
     aliases = {short: dotted for _, short, dotted in imports}
@@ -552,14 +618,21 @@ def check_readme(markdown: str, make_text: str) -> list[str]:
     for line, _, dotted in imports:
         reason = _walk(dotted)
         if reason is not None:
-            problems.append(f"README.md:{line}: a python block imports {dotted}: {reason}")
+            problems.append(f"{name}:{line}: a python block imports {dotted}: {reason}")
     for span in sorted(spans):
         for problem in check_span(span, aliases, make_text):
-            problems.append(f"README.md:{span.line}: `{span.text}`: {problem}")
+            problems.append(f"{name}:{span.line}: `{span.text}`: {problem}")
     for line, target in markdown_links(markdown):
-        if not (ROOT / target).exists():
-            problems.append(f"README.md:{line}: link ({target}): no such file")
+        if not link_exists(base / target):
+            problems.append(f"{name}:{line}: link ({target}): no such file")
     return problems
+
+
+def docs_pages() -> list[pathlib.Path]:
+    """The Markdown pages of docs/ that people write (not the generated ones)."""
+    return sorted(
+        path for path in DOCS.rglob("*.md") if path.relative_to(DOCS).parts[0] not in GENERATED_DOCS
+    )
 
 
 # The tests.
@@ -568,6 +641,13 @@ def check_readme(markdown: str, make_text: str) -> list[str]:
 def test_readme__names_only_what_exists():
     problems = check_readme(README.read_text(), MAKEFILE.read_text())
     assert not problems, "The README names what does not exist:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("page", docs_pages(), ids=lambda page: str(page.relative_to(DOCS)))
+def test_docs_page__names_only_what_exists(page):
+    name = str(page.relative_to(ROOT))
+    problems = check_readme(page.read_text(), MAKEFILE.read_text(), name, base=page.parent)
+    assert not problems, f"{name} names what does not exist:\n" + "\n".join(problems)
 
 
 MADE_UP = """\
@@ -608,6 +688,38 @@ def test_check_readme__reports_each_made_up_name():
         ("README.md:14:", "config.no_such.key", "no key"),
         ("README.md:15:", "no_such_key", "--config.search.no_such_key is no key"),
         ("README.md:18:", "no_such_module", "has no 'no_such_module'"),
+    ]
+    for where, span, what in expected:
+        assert [p for p in problems if p.startswith(where) and span in p and what in p], (
+            f"not reported: {where} {span} ({what}); reported:\n" + "\n".join(problems)
+        )
+    assert len(problems) == len(expected), "\n".join(problems)
+
+
+MADE_UP_DOCS = """\
+A role's target is not code: {doc}`tutorials/no_such_page`.
+
+```console
+$ alphazero-train --config=connect_four:cpu --workdir=runs/c4 --no_such_flag=1
+output line --not_a_flag
+$ .venv/bin/python -m experiments.play \\
+    --no_such_either=2
+$ make no_such_target
+```
+
+`alphazero-play --game=connect_four --colour=red`, `--config.<key>=<value>`.
+[a notebook](tutorials/play.ipynb), [a missing one](tutorials/missing.ipynb)
+"""
+
+
+def test_check_readme__reads_console_blocks_programs_roles_and_docs_links():
+    problems = check_readme(MADE_UP_DOCS, MAKEFILE.read_text(), "page.md", base=DOCS)
+    expected = [
+        ("page.md:4:", "alphazero-train", "no flag --no_such_flag"),
+        ("page.md:6:", "experiments.play", "no flag --no_such_either"),
+        ("page.md:8:", "make no_such_target", "no target 'no_such_target'"),
+        ("page.md:11:", "alphazero-play", "no flag --colour"),
+        ("page.md:12:", "tutorials/missing.ipynb", "no such file"),
     ]
     for where, span, what in expected:
         assert [p for p in problems if p.startswith(where) and span in p and what in p], (

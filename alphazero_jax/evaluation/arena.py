@@ -92,9 +92,9 @@ class MatchResult(NamedTuple):
 
 
 class Match(NamedTuple):
-    """A jitted match between two ``act_fn``s, built once by ``make_match`` and held by
-    whoever plays them more than once (an evaluator, a training loop), so that their
-    games compile once; its programs are freed with it.
+    """A jitted match between two ``act_fn`` functions, built once by ``make_match`` and
+    held by whoever plays them more than once (an evaluator, a training loop), so that
+    their games compile once; its programs are freed with it.
 
     ``run(params_a, params_b, key, *, batch_size, opening_moves)`` returns agent A's
     rewards float32[batch_size] (A first in the first half) and the games' lengths
@@ -193,7 +193,7 @@ def play(
       A's wins, draws and losses, overall and by colour.
 
     Raises:
-      ValueError: bad counts, or a ``match`` made for other ``act_fn``s.
+      ValueError: bad counts, or a ``match`` made for other ``act_fn`` functions.
     """
     batch_size = num_games if batch_size is None else batch_size
     if not isinstance(num_games, int) or num_games < 2 or num_games % 2:

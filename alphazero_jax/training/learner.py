@@ -183,8 +183,9 @@ def loss_fn(
     Returns:
       ``(loss, (metrics, new_variables))``: loss float32[]; metrics float32[] scalars
       ``loss``, ``value_loss``, ``policy_loss``, ``l2``, ``policy_entropy`` and
-      ``value_sign_accuracy`` (predicted and target outcome agree as win, draw (|x| <= 1/3)
-      or loss); ``new_variables`` is what ``apply_fn`` returned (with ``params``).
+      ``value_sign_accuracy`` (predicted and target outcome agree as win, draw
+      (``|x| <= 1/3``) or loss); ``new_variables`` is what ``apply_fn`` returned (with
+      ``params``).
     """
     output, new_variables = apply_fn(
         {**variables, "params": params}, batch.observation, train=train

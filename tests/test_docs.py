@@ -1,0 +1,233 @@
+"""The docs site builds with warnings as errors, and every code block of its pages runs.
+
+Which blocks run (every docs/**/*.md that people write; not docs/api/, docs/_generated/ or
+docs/_build/, which the build writes):
+
+- A ```python fence runs. The python blocks of a page run in order in one namespace, in a
+  fresh process (``JAX_PLATFORMS=cpu``, its working directory a temporary folder), so a
+  later block may use what an earlier one made.
+- Python that must not run here (a multi-host job, an hour of training) is written as a
+  MyST directive with the class ``no-run``; it renders as any python block::
+
+      ```{code-block} python
+      :class: no-run
+
+      train.train_and_evaluate(configs.get_config("connect_four", "default"), workdir)
+      ```
+
+  A ``{code-block} python`` (or ``{code} python``) without that class runs like a fence.
+- ```bash and ```console blocks do not run: tests/test_readme_names.py checks that each
+  command of ours in them (``make``, ``python -m experiments...``, ``alphazero-train``)
+  names targets, entry points, flags and config keys that exist.
+
+The build is ``make docs``'s (``sphinx-build -W --keep-going``) into a temporary folder; it
+fails with Sphinx's warnings, and when a page would fetch a script, a style sheet or a
+picture from another host (the site must work where only the package registries are
+reachable).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from alphazero_jax import configs
+from alphazero_jax.configs import settings
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+GENERATED = ("_build", "_generated", "api")  # folders of docs/ that the build writes
+NO_RUN = "no-run"
+# Runs each block of a page in one namespace; a block's lines keep their numbers in the page.
+DRIVER = """\
+import json, sys
+namespace = {"__name__": "__main__"}
+for filename, line, code in json.load(sys.stdin):
+    exec(compile("\\n" * (line - 1) + code, filename, "exec"), namespace)
+"""
+
+
+def pages() -> list[pathlib.Path]:
+    """The Markdown pages of docs/ that people write."""
+    return sorted(
+        path for path in DOCS.rglob("*.md") if path.relative_to(DOCS).parts[0] not in GENERATED
+    )
+
+
+def python_blocks(markdown: str) -> list[tuple[int, str]]:
+    """``(first line, code)`` of each python block of ``markdown`` that runs (1-based line
+    of the code's first line in the page)."""
+    blocks, lines, number = [], markdown.splitlines(), 0
+    while number < len(lines):
+        opening = re.match(r"\s*(`{3,}|~{3,})\s*(.*)$", lines[number])
+        number += 1
+        if not opening:
+            continue
+        fence, info = opening.groups()
+        start = number
+        while number < len(lines) and not lines[number].strip().startswith(fence):
+            number += 1
+        body, number = lines[start:number], number + 1
+        words = info.split()
+        if words == ["python"]:
+            blocks.append((start + 1, "\n".join(body)))
+        elif words[:1] in (["{code-block}"], ["{code}"]) and words[1:2] == ["python"]:
+            options = 0
+            while options < len(body) and re.match(r"\s*:[\w-]+:", body[options]):
+                options += 1
+            classes = " ".join(re.findall(r":class:(.*)", "\n".join(body[:options])))
+            if NO_RUN not in classes.split():
+                code = body[options:]
+                blocks.append((start + options + 1, "\n".join(code)))
+    return blocks
+
+
+def run_blocks(page: pathlib.Path, blocks: list[tuple[int, str]], cwd: pathlib.Path):
+    """Runs ``blocks`` of ``page`` in order, in one process; returns it when finished."""
+    name = str(page.relative_to(ROOT))
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-c", DRIVER],
+        input=json.dumps([(name, line, code) for line, code in blocks]),
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+PAGES_WITH_CODE = [page for page in pages() if python_blocks(page.read_text())]
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: str(p.relative_to(DOCS)))
+def test_docs_page__python_blocks_run(page, tmp_path):
+    result = run_blocks(page, python_blocks(page.read_text()), tmp_path)
+    assert result.returncode == 0, (
+        f"a python block of {page.relative_to(ROOT)} failed:\n"
+        f"{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
+    )
+
+
+MADE_UP = """\
+# A page
+
+```python
+x = 1
+```
+
+```{code-block} python
+:class: no-run
+
+raise SystemExit("a block marked no-run ran")
+```
+
+```{code-block} python
+:caption: runs
+
+assert x == 1
+y = x + 1
+```
+
+```bash
+exit 1
+```
+
+````markdown
+```python
+inside another block: not a block of the page
+```
+````
+
+```python
+assert y == 2
+print("ran", y)
+```
+"""
+
+
+def test_python_blocks__run_in_order_and_skip_no_run(tmp_path):
+    blocks = python_blocks(MADE_UP)
+    assert [line for line, _ in blocks] == [4, 15, 31]
+    page = DOCS / "made_up.md"
+    result = run_blocks(page, blocks, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "ran 2\n"
+    failing = run_blocks(page, [*blocks, (40, "\n\nraise ValueError('here')")], tmp_path)
+    assert 'File "docs/made_up.md", line 42' in failing.stderr  # the page's line
+
+
+def test_docs__build_without_warnings(tmp_path):
+    if importlib.util.find_spec("sphinx") is None:
+        pytest.fail("Sphinx is missing: install the docs extra (pip install -e '.[test,docs]')")
+    html = tmp_path / "html"
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+    result = subprocess.run(
+        [*command, "-d", str(tmp_path / "doctrees"), str(DOCS), str(html)],
+        cwd=ROOT,
+        env=dict(os.environ, JAX_PLATFORMS="cpu"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, "The docs build warns:\n" + result.stderr[-10000:]
+    for page in pages():
+        built = html / page.relative_to(DOCS).with_suffix(".html")
+        assert built.exists(), f"{page.relative_to(ROOT)} was not built (not in a toctree?)"
+    remote = re.compile(r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=["'](?:https?:)?//""")
+    fetching = [
+        str(p.relative_to(html)) for p in html.rglob("*.html") if remote.search(p.read_text())
+    ]
+    assert not fetching, f"pages that fetch from another host: {fetching}"
+
+
+def _generated():
+    spec = importlib.util.spec_from_file_location("generated", DOCS / "_ext" / "generated.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _keys(config, prefix: str = "") -> list[str]:
+    """The dotted keys of a config down to its settings (a setting's value may be a dict)."""
+    known = {key for key, _ in settings.leaves()}
+    keys = []
+    for key, value in config.items():
+        if prefix + key not in known and hasattr(value, "items"):
+            keys += _keys(value, f"{prefix}{key}.")
+        else:
+            keys.append(prefix + key)
+    return keys
+
+
+def test_configuration_reference__documents_every_key_of_every_preset():
+    documented = set(re.findall(r"^\| `([\w.]+)` \|", _generated().settings_markdown(), re.M))
+    for game in configs.available():
+        for preset in configs.presets(game):
+            if preset == configs.AUTO:
+                continue
+            missing = set(_keys(configs.get_config(game, preset))) - documented
+            assert not missing, f"{game}:{preset} keys not in the reference: {sorted(missing)}"
+
+
+def test_api_page__lists_every_public_module():
+    import pkgutil
+
+    import alphazero_jax
+
+    listed = set(
+        re.findall(r"^\s+(alphazero_jax(?:\.\w+)*)\s*$", (DOCS / "api.md").read_text(), re.M)
+    )
+    public = {
+        f"alphazero_jax.{module.name}"
+        for module in pkgutil.iter_modules(alphazero_jax.__path__)
+        if not module.name.startswith("_")
+    }
+    assert public <= listed, f"modules missing from docs/api.md: {sorted(public - listed)}"

@@ -45,20 +45,18 @@ def _build(settings: dict[str, int]):
 
     specs = [spec.strip() for spec in _AGENTS.value]
     if len(specs) < 2 or len(set(specs)) != len(specs):
-        raise app.UsageError(f"--agents: expected at least two distinct specs, got {specs}.")
+        cli.fail(f"--agents: expected at least two distinct specs, got {specs}.")
     if _GAMES.value < 2 or _GAMES.value % 2 or _GAMES.value % (_BATCH.value or _GAMES.value):
-        raise app.UsageError(
-            f"--games={_GAMES.value} must be even and >= 2, and a multiple of --batch_size."
-        )
+        cli.fail(f"--games={_GAMES.value} must be even and >= 2, and a multiple of --batch_size.")
     try:
         game = games.make(_GAME.value, **settings)
         players = [agents.from_spec(game, spec) for spec in specs]
     except (ValueError, FileNotFoundError) as error:
-        raise app.UsageError(str(error)) from error
+        cli.fail(error)
     names = [player.name for player in players]
     anchor = names[specs.index(_ANCHOR.value)] if _ANCHOR.value in specs else _ANCHOR.value
     if anchor not in names:
-        raise app.UsageError(
+        cli.fail(
             f"--anchor={_ANCHOR.value!r} is not among the agents {names}: the ladder needs "
             f"it rated 0. Add random to --agents, or pass --anchor=<one of them>."
         )
@@ -74,9 +72,11 @@ def main(argv: list[str]) -> None:
     try:
         settings = cli.parse_settings(_SETTINGS.value)
     except ValueError as error:
-        raise app.UsageError(str(error)) from error
+        cli.fail(error)
     game, players, anchor = _build(settings)
-    output_dir = _OUTPUT.value or os.path.join("runs", "evaluate", _GAME.value)
+    output_dir = cli.writable_directory(
+        _OUTPUT.value or os.path.join("runs", "evaluate", _GAME.value), "output_dir"
+    )
     num_pairs = len(players) * (len(players) - 1) // 2
     print(f"{game.name} {dict(game.settings)}: {num_pairs} pairs x {_GAMES.value} games")
     done = []

@@ -29,7 +29,7 @@ def main(argv: list[str]) -> None:
             _RUN.value, step=_STEP.value, command=_COMMAND.value, machine=_MACHINE.value
         )
     except (FileNotFoundError, ValueError) as error:
-        raise app.UsageError(str(error)) from error
+        cli.fail(error)
     size = sum(f.stat().st_size for f in path.iterdir()) / 1024
     print(f"Wrote {path} ({size:.0f} KiB); az:pretrained now plays it.")
 

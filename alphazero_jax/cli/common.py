@@ -3,8 +3,10 @@ settings on the command line."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 from absl import app, flags, logging
 
@@ -16,10 +18,26 @@ def begin(argv: list[str]) -> None:
     and JAX log much at info level) and sets up the persistent compilation cache
     (``compilation_cache.setup``)."""
     if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    if not flags.FLAGS["verbosity"].present:
-        logging.set_verbosity(logging.WARNING)
+        fail(f"unexpected arguments {argv[1:]}; flags are --name=value.")
+    quiet()
     compilation_cache.setup()
+
+
+def quiet() -> None:
+    """Unless ``--verbosity`` was given: only warnings, and none of orbax's own error logs
+    (an unreadable checkpoint is reported by our code, in one line, with what to do)."""
+    if flags.FLAGS["verbosity"].present:
+        return
+    logging.set_verbosity(logging.WARNING)
+    logging.get_absl_handler().addFilter(
+        lambda record: not (f"{os.sep}orbax{os.sep}" in record.pathname and record.levelno < 50)
+    )
+
+
+def fail(message: object, status: int = 2) -> NoReturn:
+    """Ends the program with ``error: <message>`` on one line and ``status``."""
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(status)
 
 
 def parse_settings(text: str) -> dict[str, int]:
@@ -44,3 +62,17 @@ def run(main: Callable[[list[str]], None], module: str, **kwargs) -> None:
     for flag in flags.FLAGS.get_key_flags_for_module(module):
         flags.FLAGS.register_key_flag_for_module(sys.argv[0], flag)
     app.run(main, **kwargs)
+
+
+def writable_directory(path: str, flag: str) -> str:
+    """Creates ``path`` if needed and checks that a file can be written there, before any
+    work is done; ends the program in one line naming ``--flag`` otherwise."""
+    probe = os.path.join(path, ".writable")
+    try:
+        os.makedirs(path, exist_ok=True)
+        with open(probe, "w") as file:
+            file.write("ok")
+        os.remove(probe)
+    except OSError as error:
+        fail(f"--{flag}={path}: cannot write there ({error.strerror or error}); choose another.")
+    return path

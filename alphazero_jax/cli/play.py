@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from absl import app, flags
+from absl import flags
 
 from alphazero_jax import agents
 from alphazero_jax.cli import common as cli
@@ -40,7 +40,7 @@ def _spec() -> str:
     if _SIMULATIONS.value is None:
         return spec
     if not spec.startswith("az:") or _SIMULATIONS.value < 0:
-        raise app.UsageError("--simulations (>= 0) applies to az: agents only.")
+        cli.fail("--simulations (>= 0) applies to az: agents only.")
     path, _ = agents.parse_az(spec)
     return f"az:{path}:{_SIMULATIONS.value}"
 

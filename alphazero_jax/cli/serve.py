@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from absl import app, flags
+from absl import flags
 
 from alphazero_jax.cli import common as cli
 
 _HOST = flags.DEFINE_string("host", "127.0.0.1", "Address to bind; 0.0.0.0: the whole network.")
-_PORT = flags.DEFINE_integer("port", 8000, "Port to listen on.")
+_PORT = flags.DEFINE_integer("port", 8000, "Port to listen on.", lower_bound=1, upper_bound=65535)
 _MAX_SESSIONS = flags.DEFINE_integer("max_sessions", 500, "Games kept at once.")
 _MAX_AGENTS = flags.DEFINE_integer(
     "max_agents",
@@ -45,7 +45,7 @@ def config():
 
     sizes = _BATCH_SIZES.value
     if not all(size.isdigit() for size in sizes):
-        raise app.UsageError(f"--batch_sizes: expected integers, got {','.join(sizes)}.")
+        cli.fail(f"--batch_sizes: expected integers, got {','.join(sizes)}.")
     return dataclasses.replace(
         web.ServerConfig(),
         max_sessions=_MAX_SESSIONS.value,
@@ -65,7 +65,7 @@ def main(argv: list[str]) -> None:
     try:
         application = web.create_app(config())
     except ValueError as error:
-        raise app.UsageError(str(error)) from error
+        cli.fail(error)
     shown = "127.0.0.1" if _HOST.value in ("0.0.0.0", "::") else _HOST.value
     print(f"Serving http://{shown}:{_PORT.value}/ (Ctrl-C stops)", flush=True)
     if _HOST.value not in ("127.0.0.1", "localhost", "::1"):

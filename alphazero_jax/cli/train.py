@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from typing import NoReturn
 
-from absl import flags, logging
+from absl import flags
 
 from alphazero_jax.cli import (
     host_devices,  # noqa: F401  (first: before JAX starts)
@@ -65,8 +65,7 @@ def _parse_flags(argv: list[str]) -> list[str]:
 def main(argv: list[str]) -> None:
     if len(argv) > 1:
         _fail(f"unexpected arguments {argv[1:]}; settings go in --config.<key>=<value>")
-    if not flags.FLAGS["verbosity"].present:  # keep the progress bar readable
-        logging.set_verbosity(logging.WARNING)
+    cli.quiet()  # keep the progress bar readable
     try:
         multiprocess.start(
             num_processes=flags.FLAGS.num_processes,

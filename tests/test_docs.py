@@ -16,6 +16,9 @@ docs/_build/, which the build writes):
       ```
 
   A ``{code-block} python`` (or ``{code} python``) without that class runs like a fence.
+- A page's own Python modules, the ``*.py`` files beside it in docs/ (shown on the page with
+  ``{literalinclude}``), are in the working directory when its blocks run, as they would be
+  for a reader who saved them there.
 - ```bash and ```console blocks do not run: tests/test_readme_names.py checks that each
   command of ours in them (``make``, ``python -m experiments...``, ``alphazero-train``)
   names targets, entry points, flags and config keys that exist.
@@ -33,6 +36,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -109,6 +113,8 @@ PAGES_WITH_CODE = [page for page in pages() if python_blocks(page.read_text())]
 
 @pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: str(p.relative_to(DOCS)))
 def test_docs_page__python_blocks_run(page, tmp_path):
+    for module in page.parent.glob("*.py"):
+        shutil.copy(module, tmp_path / module.name)
     result = run_blocks(page, python_blocks(page.read_text()), tmp_path)
     assert result.returncode == 0, (
         f"a python block of {page.relative_to(ROOT)} failed:\n"

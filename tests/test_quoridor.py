@@ -15,7 +15,8 @@ import pytest
 from replaying import every_state
 
 from alphazero_jax import agents, games
-from alphazero_jax.games import quoridor
+from alphazero_jax.games import quoridor_geometry as geometry
+from alphazero_jax.games import quoridor_rules
 
 GAME = games.make("quoridor", size=5, walls=3)
 STEP = jax.jit(GAME.step)
@@ -97,14 +98,14 @@ def _grooves(state, names, game=GAME):
 
 
 def test_only_a_wall_that_closes_on_two_obstacles_can_cut_a_pawn_off():
-    touching = np.asarray(quoridor._touching(5, *quoridor._mover_view(5, GAME.init(None))[2:4]))
+    touching = np.asarray(geometry.touching(5, *quoridor_rules.mover_view(5, GAME.init(None))[2:4]))
     assert not touching.any()  # on an empty board a wall touches the edge at one end at most
     pocket = positions.quoridor(GAME, pawns=("a5", "c1"), walls="a4h", walls_left=(3, 3))
-    _, _, walls_h, walls_v, _, _ = quoridor._mover_view(5, pocket)
-    touching = np.asarray(quoridor._touching(5, walls_h, walls_v))
+    _, _, walls_h, walls_v, _, _ = quoridor_rules.mover_view(5, pocket)
+    touching = np.asarray(geometry.touching(5, walls_h, walls_v))
     # b4v's middle is a4h's end and its lower end is on the edge: it closes the pocket.
     # a3v ends on a4h's middle, c4h on its end, a2h on the edge: one point each.
-    free = np.asarray(quoridor._free_grooves(5, walls_h, walls_v))
+    free = np.asarray(geometry.free_grooves(5, walls_h, walls_v))
     assert np.flatnonzero(touching & free).tolist() == _grooves(pocket, "b4v")
     assert not touching[_grooves(pocket, "a3v c4h a2h d2v")].any()
 
@@ -139,16 +140,16 @@ def _wall_heavy_states(size, walls, num_games, plies, seed):
 @pytest.mark.parametrize("size, walls", [(5, 10), (7, 12), (9, 20)])
 def test_the_path_check_agrees_with_a_fill_for_every_wall(size, walls):
     # The reference: every free groove, both pawns, a plain flood fill from pawn to goal.
-    board = quoridor._Board(size, walls)
+    board = geometry.tables(size)
 
     def both(state):
-        own, other, walls_h, walls_v, _, _ = quoridor._mover_view(size, state)
-        east, south = quoridor._open_edges(size, walls_h | board.add_h, walls_v | board.add_v)
-        pawns = jnp.stack([quoridor._pawn_rows(size, own), quoridor._pawn_rows(size, other)])
-        steps = quoridor._race(pawns, board.goals, east[:, None], south[:, None])
-        free = quoridor._free_grooves(size, walls_h, walls_v)
-        fast = quoridor._wall_moves(board, own, other, walls_h, walls_v, jnp.int32(1))
-        return fast, free & jnp.all(steps < quoridor.FAR, -1), free
+        own, other, walls_h, walls_v, _, _ = quoridor_rules.mover_view(size, state)
+        east, south = geometry.open_edges(size, walls_h | board.add_h, walls_v | board.add_v)
+        pawns = jnp.stack([geometry.pawn_rows(size, own), geometry.pawn_rows(size, other)])
+        steps = geometry.race(pawns, board.goals, east[:, None], south[:, None])
+        free = geometry.free_grooves(size, walls_h, walls_v)
+        fast = quoridor_rules.wall_moves(size, own, other, walls_h, walls_v, jnp.int32(1))
+        return fast, free & jnp.all(steps < geometry.FAR, -1), free
 
     states = _wall_heavy_states(size, walls, num_games=64, plies=60, seed=size)
     fast, every, free = map(np.asarray, jax.jit(jax.vmap(both))(states))

@@ -7,7 +7,7 @@ and 4 under columns c and d; ``c3v`` between columns c and d beside rows 3 and 4
 move's name depends on where the pawn stands, so the notation replays the pawns from the
 position the moves start from.
 
-The rules (``quoridor.py``) hand this module what it needs of the action layout: the pawn
+The game (``quoridor.py``) hands this module what it needs of the action layout: the pawn
 actions' offsets in the mover's frame (north is row - 1), which come first, then the
 horizontal walls by groove, ``r * (size - 1) + c``, then the vertical walls.
 """
@@ -21,7 +21,7 @@ import numpy as np
 from alphazero_jax.games._notation import EMPTY_CHAR, FILES, STONE_CHARS, file_index, small_int
 from alphazero_jax.types import State
 
-# Why a move is refused, by the reason the rules give (``quoridor.illegal_reasons``).
+# Why a move is refused, by the reason the rules give (``quoridor_rules.illegal_reasons``).
 REFUSALS = {
     "game_over": "the game is over",
     "pawn": (

@@ -1,0 +1,313 @@
+"""Quoridor's board geometry: open edges, flood fills, shortest-path distances and the path
+check of a wall, over walls kept as rows of bits (pure functions, traced once per size).
+
+Walls are int32 bit rows, ``[size - 1]`` per kind: bit ``c`` of row ``r`` set is a wall in
+groove ``(r, c)``, the corner between squares ``(r, c)`` and ``(r + 1, c + 1)``. A
+horizontal wall there separates rows ``r`` and ``r + 1`` in columns ``c`` and ``c + 1``; a
+vertical one separates columns ``c`` and ``c + 1`` in rows ``r`` and ``r + 1``. Sets of
+squares are bit rows too, ``[size]``, so a breadth-first flood fill spreads the reached
+set one square in the four directions with a few shifts and masks per round.
+
+Most walls need no fill (``reach_goals``): a wall can cut a pawn off only if it touches
+the edge or other walls at two of its three points and blocks an edge of one of the
+pawn's shortest paths, which two distance fields per pawn find. The few walls left are
+filled from both ends, starting from the squares the wall cannot have cut off.
+
+Everything here is in one frame, heading up: the goal of the pawn ``own`` is the top row,
+that of ``other`` the bottom row (``Tables.goals``); the rules turn the board over for
+the second player.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from alphazero_jax.types import Array
+
+FAR = 1 << 16  # the distance of an unreachable goal
+_FILLS = 16  # the path check's flood fills per round (see reach_goals)
+
+
+class Tables(NamedTuple):
+    """The NumPy tables of a ``size`` x ``size`` board (``tables(size)`` builds them once)."""
+
+    size: int
+    grooves: int  # (size - 1)^2, the grooves of each kind of wall
+    goals: np.ndarray  # int32[2, size]: bit rows of the goal edges, own (top) then other's
+    add_h: np.ndarray  # int32[2 * grooves, size - 1]: each candidate wall alone, horizontal
+    add_v: np.ndarray  # int32[2 * grooves, size - 1]: the same, vertical walls' rows
+    blocks: np.ndarray  # int32[2 * grooves, 4]: the 2 x 2 squares at each candidate's groove
+
+
+@functools.cache
+def tables(size: int) -> Tables:
+    """The tables of a ``size`` x ``size`` board; candidate walls are the horizontal ones
+    by groove ``r * (size - 1) + c``, then the vertical ones."""
+    grooves = (size - 1) ** 2
+    goals = np.zeros((2, size), np.int32)
+    goals[0, 0] = goals[1, size - 1] = (1 << size) - 1
+    one_hot = np.zeros((grooves, size - 1), np.int32)
+    for r in range(size - 1):
+        for c in range(size - 1):
+            one_hot[r * (size - 1) + c, r] = 1 << c
+    empty = np.zeros_like(one_hot)
+    corner = np.arange(size * size).reshape(size, size)[:-1, :-1].reshape(-1)
+    block = corner[:, None] + np.array([0, 1, size, size + 1])
+    return Tables(
+        size=size,
+        grooves=grooves,
+        goals=goals,
+        add_h=np.concatenate([one_hot, empty]),
+        add_v=np.concatenate([empty, one_hot]),
+        blocks=np.concatenate([block, block]).astype(np.int32),
+    )
+
+
+# --- Bit rows ----------------------------------------------------------------------------
+
+
+def bit(index: Array) -> Array:
+    """int32: the bit ``index`` set."""
+    return jnp.left_shift(jnp.int32(1), index)
+
+
+def has_bit(row: Array, col: Array) -> Array:
+    """bool: bit ``col`` of the int32 ``row``."""
+    return (jnp.right_shift(row, col) & 1) == 1
+
+
+def any_bit(rows: Array) -> Array:
+    """bool[...]: whether any of the bit rows ``[..., n]`` has a bit set."""
+    return jnp.any(rows != 0, axis=-1)
+
+
+def squares(rows: Array, width: int) -> Array:
+    """bool[..., width]: the bits of int32 bit rows as squares."""
+    return has_bit(rows[..., None], jnp.arange(width))
+
+
+def to_rows(squares: Array) -> Array:
+    """int32[..., size]: bool squares ``[..., size, size]`` as bit rows."""
+    return jnp.sum(squares.astype(jnp.int32) << jnp.arange(squares.shape[-1]), axis=-1)
+
+
+def pawn_rows(size: int, pawn: Array) -> Array:
+    """int32[size]: the bit rows of the one square ``pawn`` (``(row, col)``)."""
+    return jnp.where(jnp.arange(size) == pawn[0], bit(pawn[1]), 0)
+
+
+# --- Edges and flood fills -----------------------------------------------------------------
+
+
+def open_edges(size: int, walls_h: Array, walls_v: Array) -> tuple[Array, Array]:
+    """The edges no wall blocks, as bit rows (any leading axes).
+
+    Returns:
+      east: int32[..., size]: bit c of row r set = (r, c) and (r, c + 1) are connected.
+      south: int32[..., size - 1]: bit c of row r set = (r, c) and (r + 1, c) connected.
+    """
+    zero = jnp.zeros_like(walls_v[..., :1])
+    # A vertical wall in groove (r, c) separates columns c and c + 1 in rows r and r + 1.
+    blocked_east = jnp.concatenate([walls_v, zero], -1) | jnp.concatenate([zero, walls_v], -1)
+    east = ~blocked_east & ((1 << (size - 1)) - 1)
+    # A horizontal wall in groove (r, c) separates rows r and r + 1 in columns c and c + 1.
+    south = ~(walls_h | (walls_h << 1)) & ((1 << size) - 1)
+    return east, south
+
+
+def can_go(size: int, east: Array, south: Array, square: Array, direction: int) -> Array:
+    """bool: whether the edge from ``square`` in ``direction`` (0 N, 1 E, 2 S, 3 W) is
+    open (on the board and not walled)."""
+    row, col = square[0], square[1]
+    if direction == 0:
+        return (row > 0) & has_bit(south[jnp.maximum(row - 1, 0)], col)
+    if direction == 2:
+        return (row < size - 1) & has_bit(south[jnp.minimum(row, size - 2)], col)
+    if direction == 1:
+        return has_bit(east[row], col)
+    return (col > 0) & has_bit(east[row], jnp.maximum(col - 1, 0))
+
+
+def spread(reach: Array, east: Array, south: Array) -> Array:
+    """One flood-fill round: ``reach`` (int32[..., size] bit rows) plus every square one
+    open edge away from it."""
+    zero = jnp.zeros_like(reach[..., :1])
+    down = jnp.concatenate([zero, reach[..., :-1] & south], -1)
+    up = jnp.concatenate([reach[..., 1:] & south, zero], -1)
+    return reach | ((reach & east) << 1) | ((reach >> 1) & east) | down | up
+
+
+def race(start: Array, goal: Array, east: Array, south: Array) -> Array:
+    """int32[...]: the fewest steps from the squares of ``start`` to any square of ``goal``
+    (bit rows, broadcast together with the edges), ignoring pawns; ``FAR`` when no path.
+
+    A breadth-first flood fill; every fill stops when it reaches its goal or stops growing,
+    and the loop when all have stopped.
+    """
+    shape = jnp.broadcast_shapes(start.shape, goal.shape, east.shape[:-1] + start.shape[-1:])
+    start = jnp.broadcast_to(start, shape)
+
+    def grow(carry):
+        reach, steps, live = carry
+        wider = spread(reach, east, south)
+        hit, grew = any_bit(wider & goal), any_bit(wider != reach)
+        steps = steps + live.astype(jnp.int32)
+        steps = jnp.where(live & ~hit & ~grew, FAR, steps)
+        return wider, steps, live & ~hit & grew
+
+    steps = jnp.zeros(shape[:-1], jnp.int32)
+    live = ~any_bit(start & goal)
+    _, steps, _ = jax.lax.while_loop(lambda c: jnp.any(c[2]), grow, (start, steps, live))
+    return steps
+
+
+def distance_field(
+    size: int, goal: Array, east: Array, south: Array, needed: Array | bool = True
+) -> Array:
+    """int32[..., size, size]: every square's fewest steps to the ``goal`` squares (only
+    the goal squares' zeros where ``needed`` is false: the loop does not run)."""
+    columns = np.arange(size, dtype=np.int32)
+
+    def as_squares(rows: Array) -> Array:
+        return (jnp.right_shift(rows[..., None], columns) & 1) == 1
+
+    def grow(carry):
+        reach, field, rounds, _ = carry
+        wider = spread(reach, east, south)
+        field = jnp.where(as_squares(wider & ~reach), rounds + 1, field)
+        return wider, field, rounds + 1, jnp.any(wider != reach)
+
+    goal = jnp.broadcast_to(goal, jnp.broadcast_shapes(goal.shape, east.shape))
+    field = jnp.where(as_squares(goal), 0, FAR).astype(jnp.int32)
+    _, field, _, _ = jax.lax.while_loop(
+        lambda c: c[3], grow, (goal, field, jnp.int32(0), jnp.asarray(needed))
+    )
+    return field
+
+
+def meet(ahead: Array, behind: Array, east: Array, south: Array) -> Array:
+    """bool[...]: whether the squares of ``ahead`` and ``behind`` (bit rows) connect. Both
+    grow a round at a time until they overlap or either stops growing."""
+
+    def grow(carry):
+        ahead, behind, _ = carry
+        wider, wider_behind = spread(ahead, east, south), spread(behind, east, south)
+        apart = ~any_bit(wider & wider_behind)
+        live = apart & any_bit(wider != ahead) & any_bit(wider_behind != behind)
+        return wider, wider_behind, jnp.any(live)
+
+    start = jnp.any(~any_bit(ahead & behind))
+    ahead, behind, _ = jax.lax.while_loop(lambda c: c[2], grow, (ahead, behind, start))
+    return any_bit(ahead & behind)
+
+
+# --- Where a wall may go -----------------------------------------------------------------
+
+
+def free_grooves(size: int, walls_h: Array, walls_v: Array) -> Array:
+    """bool[2 * grooves]: the candidate walls (horizontal, then vertical) that neither
+    overlap nor cross a wall on the board."""
+    mask = (1 << (size - 1)) - 1
+    zero = jnp.zeros_like(walls_v[:1])
+    v_above = jnp.concatenate([zero, walls_v[:-1]])
+    v_below = jnp.concatenate([walls_v[1:], zero])
+    free_h = ~(walls_h | (walls_h << 1) | (walls_h >> 1) | walls_v) & mask
+    free_v = ~(walls_v | v_above | v_below | walls_h) & mask
+    free = jnp.concatenate([free_h, free_v])  # [2 * (size - 1)] rows
+    return has_bit(free[:, None], jnp.arange(size - 1)).reshape(-1)
+
+
+def touching(size: int, walls_h: Array, walls_v: Array) -> Array:
+    """bool[2 * grooves]: the candidate walls (horizontal, then vertical) that would touch
+    the board's edge or a wall at two or more of their three points.
+
+    Walls and the edge form a graph on the ``(size + 1)^2`` corners between squares, and a
+    new wall cuts the squares into two regions only if it closes a cycle in that graph:
+    only if two of its points are already on it (both ends, or an end and the middle,
+    where another wall's end lies).
+    """
+    n = size - 1
+    w_h, w_v = squares(walls_h, n), squares(walls_v, n)
+
+    def placed(bits, row, col):  # [n, n] shifted onto the [size + 1, size + 1] corners
+        return jnp.pad(bits, ((row, 2 - row), (col, 2 - col)))
+
+    edge = np.ones((size + 1, size + 1), bool)
+    edge[1:-1, 1:-1] = False
+    corners = edge | placed(w_v, 0, 1) | placed(w_v, 2, 1) | placed(w_h | w_v, 1, 1)
+    corners = (corners | placed(w_h, 1, 0) | placed(w_h, 1, 2)).astype(jnp.int32)
+    middle = corners[1:size, 1:size]
+    touch_h = corners[1:size, :n] + middle + corners[1:size, 2:]  # groove (r, c): corners
+    touch_v = corners[:n, 1:size] + middle + corners[2:, 1:size]  # (r + 1, c..c + 2), etc.
+    return jnp.stack([touch_h, touch_v]).reshape(-1) >= 2
+
+
+def shortest_path_grooves(size: int, near: Array, far: Array, east: Array, south: Array):
+    """bool[2, 2 * grooves]: per pawn, the candidate walls that would block an edge on one
+    of its shortest paths, given its distance fields from the pawn (``near``) and to its goal
+    (``far``), ``[2, size, size]``.
+
+    An edge from ``u`` to ``v`` lies on a shortest path when ``near(u) + 1 + far(v)`` is the
+    pawn's distance. A wall that blocks none of them leaves a shortest path open.
+    """
+    length = jnp.min(near + far, axis=(1, 2))[:, None, None]
+
+    def used(a_near, b_far, b_near, a_far):  # either way along an edge from a to b
+        return (a_near + 1 + b_far == length) | (b_near + 1 + a_far == length)
+
+    across = squares(east, size - 1) & used(
+        near[:, :, :-1], far[:, :, 1:], near[:, :, 1:], far[:, :, :-1]
+    )  # [pawn, size, size - 1]
+    down = squares(south, size) & used(near[:, :-1], far[:, 1:], near[:, 1:], far[:, :-1])
+    blocks_h = down[:, :, :-1] | down[:, :, 1:]  # a horizontal wall cuts two edges down
+    blocks_v = across[:, :-1] | across[:, 1:]
+    return jnp.concatenate([blocks_h, blocks_v], 1).reshape(2, -1)
+
+
+def reach_goals(
+    size: int, own: Array, other: Array, walls_h: Array, walls_v: Array, needed=True
+) -> Array:
+    """bool[2 * grooves, 2]: with each candidate wall added, whether the pawn ``own``, then
+    the pawn ``other``, still reaches its goal edge; all true, with no work done, where
+    ``needed`` is false (a mover without walls).
+
+    Most walls need no flood fill: one that touches fewer than two obstacles
+    (``touching``) or blocks no shortest path of a pawn (``shortest_path_grooves``) leaves
+    that pawn's way open. The rest -- a few (groove, pawn) pairs of the ``2 * grooves * 2``
+    -- are filled ``_FILLS`` at a time, in as many rounds as needed (under ``vmap``, as the
+    batch's most). A fill starts from what the wall cannot have cut: the squares nearer the
+    pawn than the wall's nearest square, and likewise nearer the goal. It grows both until
+    they meet, so it only walks round the wall.
+    """
+    board = tables(size)
+    east, south = open_edges(size, walls_h, walls_v)
+    pawns = jnp.stack([pawn_rows(size, own), pawn_rows(size, other)])  # [2, size]
+    starts = jnp.concatenate([pawns, board.goals])
+    field = distance_field(size, starts, east, south, needed)
+    near, far = field[:2], field[2:]  # [pawn, row, col]: from the pawn; to its goal
+    doubt = touching(size, walls_h, walls_v) & shortest_path_grooves(size, near, far, east, south)
+    doubt = doubt & needed
+    add_h, add_v, block = (jnp.asarray(x) for x in (board.add_h, board.add_v, board.blocks))
+
+    def fill(carry):
+        doubt, reach = carry
+        (pair,) = jnp.nonzero(doubt, size=_FILLS, fill_value=0)  # flat (pawn, groove)
+        real = doubt[pair]
+        pawn, groove = pair // (2 * board.grooves), pair % (2 * board.grooves)
+        east, south = open_edges(size, walls_h | add_h[groove], walls_v | add_v[groove])
+        ends = block[groove]  # [F, 4]: the squares beside the wall
+        safe_near = near.reshape(2, -1)[pawn[:, None], ends].min(-1)[:, None, None]
+        safe_far = far.reshape(2, -1)[pawn[:, None], ends].min(-1)[:, None, None]
+        ahead, behind = to_rows(near[pawn] <= safe_near), to_rows(far[pawn] <= safe_far)
+        cut = real & ~meet(ahead, behind, east, south)
+        hit = pair[:, None] == jnp.arange(doubt.size)  # [F, pairs]
+        return doubt & ~jnp.any(hit, 0), reach & ~jnp.any(hit & cut[:, None], 0)
+
+    doubt, reach = doubt.reshape(-1), jnp.ones(doubt.size, bool)
+    _, reach = jax.lax.while_loop(lambda c: jnp.any(c[0]), fill, (doubt, reach))
+    return reach.reshape(2, -1).T

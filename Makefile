@@ -5,6 +5,7 @@
 #   make test      -- install the test and docs extras, lint and run every test (as CI
 #                     does; the docs build is one of them).
 #   make test-fast -- the same without the tests marked slow (development).
+#   make agent     -- train and export a shipped agent from its recipe (GAME=connect_four).
 #   make play      -- play Connect Four in the terminal against the shipped agent
 #                     (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).
 #   make serve     -- play in a browser: http://127.0.0.1:8000/ (SERVE_ARGS="--host=0.0.0.0"
@@ -29,10 +30,11 @@ comma := ,
 # The extras of each installation: e.g. '.[cuda]', '.[test,cuda]', '.' on a CPU.
 extras = $(if $(filter-out none,$(ACCEL)),$(if $(1),.[$(1)$(comma)$(ACCEL)],.[$(ACCEL)]),$(if $(1),.[$(1)],.))
 TRAIN_ARGS ?=
+GAME ?= connect_four
 PLAY_ARGS ?=
 SERVE_ARGS ?=
 
-.PHONY: install train play serve test test-fast lint browser bench docs clean
+.PHONY: install train agent play serve test test-fast lint browser bench docs clean
 
 $(BIN)/python:
 	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version))"
@@ -59,6 +61,14 @@ install: $(VENV)/.installed-$(ACCEL)
 train: $(VENV)/.installed-$(ACCEL)
 	$(BIN)/python -m experiments.train --workdir=runs/connect_four \
 		--config=connect_four:auto $(TRAIN_ARGS)
+
+# A shipped agent's recipe: train GAME's `agent` preset into runs/agent_GAME (run it again
+# to resume), then export it as the package's az:pretrained with this command and commit.
+agent: $(VENV)/.installed-$(ACCEL)
+	$(BIN)/python -m experiments.train --workdir=runs/agent_$(GAME) \
+		--config=$(GAME):agent $(TRAIN_ARGS)
+	$(BIN)/python -m experiments.export_agent --run=runs/agent_$(GAME) --require_complete \
+		--command="make agent GAME=$(GAME)"
 
 play: $(VENV)/.installed-$(ACCEL)
 	$(BIN)/python -m experiments.play --game=connect_four $(PLAY_ARGS)

@@ -10,6 +10,8 @@ checkpoint (``--step`` for another), replacing the game's earlier agent. Commit 
 
 from __future__ import annotations
 
+import subprocess
+
 from absl import app, flags
 
 from alphazero_jax.cli import common as cli
@@ -18,6 +20,26 @@ _RUN = flags.DEFINE_string("run", None, "The run directory to export.", required
 _STEP = flags.DEFINE_integer("step", None, "The checkpoint (iteration); default: newest.")
 _COMMAND = flags.DEFINE_string("command", "", "The command that trained the run.")
 _MACHINE = flags.DEFINE_string("machine", "", "The machine that trained it (default: this).")
+_COMMIT = flags.DEFINE_string(
+    "commit", None, "The source's commit it was trained with (default: this checkout's HEAD)."
+)
+_COMPLETE = flags.DEFINE_bool(
+    "require_complete", False, "Refuse a run stopped before its last iteration (recipes)."
+)
+
+
+def _head() -> str:
+    """This checkout's commit, with ``+changes`` when its files differ from it; "" outside
+    a git checkout."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "HEAD")
+    return commit + (
+        "+changes" if commit and git("status", "--porcelain", "--", "alphazero_jax") else ""
+    )
 
 
 def main(argv: list[str]) -> None:
@@ -26,7 +48,12 @@ def main(argv: list[str]) -> None:
 
     try:
         path = pretrained.export(
-            _RUN.value, step=_STEP.value, command=_COMMAND.value, machine=_MACHINE.value
+            _RUN.value,
+            step=_STEP.value,
+            command=_COMMAND.value,
+            machine=_MACHINE.value,
+            commit=_head() if _COMMIT.value is None else _COMMIT.value,
+            require_complete=_COMPLETE.value,
         )
     except (FileNotFoundError, ValueError) as error:
         cli.fail(error)

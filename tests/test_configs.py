@@ -91,3 +91,13 @@ def test_register__refuses_a_taken_name_and_a_name_that_is_no_identifier(registe
         games.register("connect_four", registered)
     with pytest.raises(ValueError, match=r"identifier, got 'my game'"):
         games.register("my game", registered)
+
+
+@pytest.mark.parametrize("game", configs.available())
+def test_presets__every_preset_of_every_game_is_valid(game):
+    from alphazero_jax.training.config_schema import validate_config
+
+    for preset in configs.presets(game):
+        if preset != "auto":  # default or cpu, both checked
+            config = configs.get_config(game, preset)
+            validate_config(config, num_devices=8 if preset == "default" else 1)

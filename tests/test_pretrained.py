@@ -11,12 +11,30 @@ from alphazero_jax.agents import pretrained
 from alphazero_jax.training import train
 
 
+def _plan(workdir, *, num_iterations: int) -> None:
+    """Sets the iterations a run's config.json plans."""
+    path = workdir / "config.json"
+    config = json.loads(path.read_text())
+    config["num_iterations"] = num_iterations
+    path.write_text(json.dumps(config))
+
+
 def test_export__a_run_loads_back_with_its_settings_and_provenance(tmp_path):
     config = configs.get_config("tic_tac_toe", "smoke")
     state = train.train_and_evaluate(config, str(tmp_path / "run"))
     folder = tmp_path / "agents"
+    _plan(tmp_path / "run", num_iterations=4)  # a run stopped before its last iteration
+    with pytest.raises(ValueError, match=r"has trained 3 of its 4 iterations; run its command"):
+        pretrained.export(str(tmp_path / "run"), folder=folder, require_complete=True)
+    assert not folder.exists()
+    _plan(tmp_path / "run", num_iterations=3)
     path = pretrained.export(
-        str(tmp_path / "run"), folder=folder, command="make train", machine="a laptop"
+        str(tmp_path / "run"),
+        folder=folder,
+        command="make train",
+        machine="a laptop",
+        commit="abc123",
+        require_complete=True,
     )
     game = games.make("tic_tac_toe")
     assert path == folder / "tic_tac_toe-rows3-cols3-connect3" == folder / pretrained.key_of(game)
@@ -26,6 +44,7 @@ def test_export__a_run_loads_back_with_its_settings_and_provenance(tmp_path):
     assert set(described["config"]) == {"game", "network", "search"}
     trained = described["trained"]
     assert trained["command"] == "make train" and trained["machine"] == "a laptop"
+    assert trained["commit"] == "abc123"
     assert trained["iterations"] == 3 and trained["minutes"] >= 0 and trained["run"] == "run"
 
     loaded = pretrained.load(game, folder)

@@ -309,16 +309,6 @@ def test_train_entry_point__evaluation_every_0_alone_turns_evaluation_off(tmp_pa
     assert (workdir / "checkpoints" / "1").is_dir() and not (workdir / "elo.json").exists()
 
 
-@pytest.mark.parametrize("game", configs.available())
-@pytest.mark.parametrize("preset", ["default", "cpu", "smoke"])
-def test_configs__every_preset_is_valid(game, preset):
-    from alphazero_jax.training.config_schema import validate_config
-
-    config = configs.get_config(game, preset)
-    validate_config(config, num_devices=8 if preset == "default" else 1)  # a TPU v2-8 host
-    assert config.selfplay.inference_dtype == "float32"  # bfloat16 is opt-in
-
-
 def test_train__self_play_options_train(tmp_path):
     """bfloat16 inference, handicap moves, root-value targets and playout-cap
     randomisation (each tested on its own elsewhere) compile and train together; one run,

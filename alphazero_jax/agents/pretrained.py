@@ -122,6 +122,8 @@ def export(
     folder: pathlib.Path | None = None,
     command: str = "",
     machine: str = "",
+    commit: str = "",
+    require_complete: bool = False,
 ) -> pathlib.Path:
     """Writes a run's network (its newest checkpoint, or ``step``) as the shipped agent of
     its game, replacing any earlier one; returns the agent's folder.
@@ -132,8 +134,20 @@ def export(
       folder: where the agents live (default: the package's ``data/agents``).
       command: the command that trained the run, recorded as given.
       machine: the machine that trained it (default: this one).
+      commit: the source's version the run was trained with (a git commit), recorded.
+      require_complete: refuse a run stopped before its ``num_iterations`` (a recipe's
+        export ships only what its command trained to the end).
+
+    Raises:
+      ValueError: with ``require_complete``, a run that has not finished.
     """
     run = runs.restore_network(workdir, step)
+    planned = int(run.config.num_iterations)
+    if require_complete and run.iteration < planned:
+        raise ValueError(
+            f"{workdir} has trained {run.iteration} of its {planned} iterations; run its "
+            "command again to finish it (it resumes), then export."
+        )
     manager = runs.checkpoint_manager(workdir)
     try:
         seconds = runs.restore_metadata(manager, run.iteration).get("seconds")
@@ -147,6 +161,7 @@ def export(
         "config": config,
         "trained": {
             "command": command,
+            "commit": commit,
             "iterations": run.iteration,
             "minutes": None if seconds is None else round(seconds / 60, 1),
             "machine": machine or describe_machine(),

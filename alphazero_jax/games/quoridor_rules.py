@@ -224,10 +224,11 @@ def init(settings: Settings, key: Array) -> QuoridorState:
     """The starting position (always the same: ``key`` is unused)."""
     del key
     size = settings.size
+    no_walls = np.zeros(size - 1, np.int32)
     return QuoridorState(
         pawns=jnp.asarray(start_pawns(size)),
-        walls_h=jnp.zeros(size - 1, jnp.int32),
-        walls_v=jnp.zeros(size - 1, jnp.int32),
+        walls_h=jnp.asarray(no_walls),
+        walls_v=jnp.asarray(no_walls),
         walls_left=jnp.asarray(np.array([settings.walls] * 2, np.int32)),
         legal=jnp.asarray(_first_legal(size, settings.walls)),
         current_player=jnp.int32(0),
@@ -265,15 +266,16 @@ def step(settings: Settings, state: QuoridorState, action: Array) -> QuoridorSta
     own_walls = own_walls - placing.astype(jnp.int32)
     # The other player moves next: its frame is this one turned over.
     won = moving & (own[0] == 0)
-    over = won | (state.num_moves + 1 >= settings.max_num_moves) | ~legal_move
-    turned_own, turned_other = _turned(size, own), _turned(size, other)
-    next_legal = _legal_actions(
-        size, turned_other, turned_own, walls_h[::-1], walls_v[::-1], other_walls
-    )
+    capped = state.num_moves + 1 >= settings.max_num_moves
     mover = state.current_player
+    next_legal = _legal_actions(
+        size, _turned(size, other), _turned(size, own), walls_h[::-1], walls_v[::-1], other_walls
+    )
+    over = won | capped | ~legal_move
     second = mover == 1  # the mover's frame back to absolute coordinates
+    pawns = jnp.stack([own, other])
     moved = QuoridorState(
-        pawns=jnp.where(second, jnp.stack([turned_other, turned_own]), jnp.stack([own, other])),
+        pawns=jnp.where(second, jnp.stack([_turned(size, other), _turned(size, own)]), pawns),
         walls_h=jnp.where(second, walls_h[::-1], walls_h),
         walls_v=jnp.where(second, walls_v[::-1], walls_v),
         walls_left=jnp.where(

@@ -1,6 +1,6 @@
 """The mctx adapter: a game plus a network become a batched tree search.
 
-The mctx embedding is the batched game State. Conventions (DESIGN.md):
+The mctx embedding is the batched game State. Conventions (docs/design.md, "Search"):
 
 - the network's value is from the view of the player to move;
 - ``recurrent_fn`` returns the reward for the player who just moved, with

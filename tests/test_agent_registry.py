@@ -13,7 +13,7 @@ from alphazero_jax.agents import pretrained
 from alphazero_jax.play import web
 
 ROOT = pathlib.Path(__file__).parent.parent
-README = ROOT / "README.md"
+AGENTS_PAGE = ROOT / "docs" / "agents.md"  # the spec table, from agents.spec_table()
 
 
 def test_kinds__are_unique_and_their_grammar_starts_with_the_kind():
@@ -26,8 +26,8 @@ def test_kinds__are_unique_and_their_grammar_starts_with_the_kind():
     assert agents.SPECS == tuple(kind.grammar for kind in agents.KINDS)
 
 
-def test_readme__holds_the_generated_spec_table():
-    assert agents.spec_table() in README.read_text()
+def test_agents_page__holds_the_generated_spec_table():
+    assert agents.spec_table() in AGENTS_PAGE.read_text()
 
 
 def test_spec_help__names_every_grammar():

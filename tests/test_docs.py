@@ -1,7 +1,7 @@
 """The docs site builds with warnings as errors, and every code block of its pages runs.
 
-Which blocks run (every docs/**/*.md that people write; not docs/api/, docs/_generated/ or
-docs/_build/, which the build writes):
+Which blocks run (README.md's, and every docs/**/*.md that people write; not docs/api/,
+docs/_generated/ or docs/_build/, which the build writes):
 
 - A ```python fence runs. The python blocks of a page run in order in one namespace, in a
   fresh process (``JAX_PLATFORMS=cpu``, its working directory a temporary folder), so a
@@ -108,10 +108,12 @@ def run_blocks(page: pathlib.Path, blocks: list[tuple[int, str]], cwd: pathlib.P
     )
 
 
-PAGES_WITH_CODE = [page for page in pages() if python_blocks(page.read_text())]
+PAGES_WITH_CODE = [  # the README's blocks run too
+    page for page in (ROOT / "README.md", *pages()) if python_blocks(page.read_text())
+]
 
 
-@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: str(p.relative_to(DOCS)))
+@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_docs_page__python_blocks_run(page, tmp_path):
     for module in page.parent.glob("*.py"):
         shutil.copy(module, tmp_path / module.name)

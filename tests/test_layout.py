@@ -1,57 +1,31 @@
-"""The README's layout table matches the tree: a row for every folder of modules, each row
-naming every public module of its folder, and no module its folder does not hold."""
+"""The design page's table of package layers is the one tests/test_architecture.py enforces:
+each layer's number and modules, nothing more and nothing left out. (Every public module has
+its API page: tests/test_docs.py checks docs/api.md.)"""
 
 import pathlib
 import re
 
-import pytest
+from test_architecture import LAYERS
 
-ROOT = pathlib.Path(__file__).parent.parent
-README = ROOT / "README.md"
+DESIGN = pathlib.Path(__file__).parent.parent / "docs" / "design.md"
 
 
-def _rows() -> dict[str, str]:
-    """``folder -> the row's text`` for the rows of one folder (``| `path/` | ...``)."""
+def _table() -> dict[int, set[str]]:
+    """``layer -> its modules`` of the design page's rows ``| 3 | `search`, `runs` | ...``."""
     rows = {}
-    for line in README.read_text().splitlines():
-        found = re.match(r"\| `((?:alphazero_jax|experiments)(?:/[a-z_]+)*/)` \|", line)
+    for line in DESIGN.read_text().splitlines():
+        found = re.match(r"\| (\d+) \| ([^|]+) \|", line)
         if found:
-            rows[found.group(1)] = line[found.end() :]
+            rows[int(found.group(1))] = set(re.findall(r"`([a-z_]+)`", found.group(2)))
     return rows
 
 
-def _modules(folder: pathlib.Path) -> set[str]:
-    """The folder's modules and packages, without ``__init__``."""
-    names = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
-    names |= {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
-    return names
+def test_design_page__layers_table_is_the_enforced_one():
+    assert _table() == {index: set(names) for index, names in enumerate(LAYERS)}
 
 
-ROWS = _rows()
-
-
-def test_layout__has_a_row_for_every_folder_of_modules():
-    folders = [ROOT / "experiments"]
-    folders += [p.parent for p in (ROOT / "alphazero_jax").glob("*/__init__.py")]
-    folders += [p.parent for p in (ROOT / "experiments").glob("*/__init__.py")]
-    missing = [
-        f"{f.relative_to(ROOT)}/"
-        for f in folders
-        if f"{f.relative_to(ROOT)}/" not in ROWS and f.name != "configs"
-    ]
-    assert not missing, f"README's layout table has no row for {missing}"
-
-
-@pytest.mark.parametrize("folder", sorted(ROWS))
-def test_layout__row_names_exactly_the_folders_modules(folder):
-    named = set(re.findall(r"`([a-z_]+)/?`", ROWS[folder]))
-    modules = _modules(ROOT / folder)
-    own_rows = {m for m in modules if f"{folder}{m}/" in ROWS}
-    public = {m for m in modules if not m.startswith("_")}
-    left_out = public - own_rows - named - {"configs"}
-    assert not left_out, f"{folder}: the README's row leaves out {sorted(left_out)}"
-    # A name in backticks that is a module somewhere in the package but not here is stale.
-    package = ROOT / folder.split("/")[0]
-    anywhere = {p.stem for p in package.rglob("*.py")}
-    stale = (named & anywhere) - modules
-    assert not stale, f"{folder}: the row names {sorted(stale)}, which it does not hold"
+def test_layers__name_every_module_and_package_of_alphazero_jax():
+    root = DESIGN.parent.parent / "alphazero_jax"
+    names = {p.stem for p in root.glob("*.py") if p.stem != "__init__"}
+    names |= {p.parent.name for p in root.glob("*/__init__.py")}
+    assert names == {name for layer in LAYERS for name in layer}

@@ -5,7 +5,8 @@ An agent (``types.Agent``) picks a move for each of a batch of states with a pur
 ``registry.AgentKind``, defined beside the agent; ``KINDS`` gathers them, weakest first
 (roughly: the play page offers them strongest first), and everything here is derived from
 it: ``from_spec(game, spec)`` builds any of them, ``SPECS`` lists their grammars,
-``spec_table()`` is the README's table and ``spec_help()`` the entry points' flag help.
+``spec_table()`` is the docs' table (docs/agents.md) and ``spec_help()`` the entry
+points' flag help.
 Ties are broken uniformly at random.
 """
 
@@ -107,7 +108,7 @@ def from_spec(game: Game, spec: str) -> Agent:
 
 
 def spec_table() -> str:
-    """The markdown table of every kind's spec and what it plays (the README's)."""
+    """The markdown table of every kind's spec and what it plays (docs/agents.md holds it)."""
     return registry.spec_table(KINDS)
 
 

@@ -1,6 +1,6 @@
 """What an agent kind is: one ``AgentKind`` per kind, defined beside the agent.
 
-``agents.KINDS`` gathers them; ``from_spec``, ``SPECS``, the README's table
+``agents.KINDS`` gathers them; ``from_spec``, ``SPECS``, the docs' table (docs/agents.md)
 (``spec_table``), the entry points' flag help (``spec_help``) and the play page's catalogue
 are all derived from it.
 """
@@ -45,7 +45,7 @@ class AgentKind:
         longest kind that the spec starts with (up to a colon or its end).
       grammar: the spec's form, e.g. ``minimax:<depth>``.
       label: a short name for menus.
-      description: one line for the README and help texts.
+      description: one line for the docs and help texts.
       parse: ``(game, spec, argument) -> Agent``; ``argument`` is the text after the kind
         and its colon. A ``SpecError`` gets the valid specs appended.
       games: the games it plays (None: every game).

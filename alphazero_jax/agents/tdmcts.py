@@ -21,7 +21,7 @@ Tournament mode (``act_fn``) only reads the table. Training mode (``search_and_l
 also merges each tree's values and added visits into the table (``td_table.merge``, once a
 move for the whole batch): the games of a batch see each other's updates from the next
 move on. A position reached twice within one search has two tree nodes that merge only in
-the table. BUILD.md, "TD-MCTS", has the derivations and measurements.
+the table. docs/results/tdmcts.md has the measurements.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from alphazero_jax.search import check_simulations
 from alphazero_jax.types import Array, Game, PRNGKey, State
 
 DEFAULT_EXPLORATION = 1.0
-DEFAULT_GAMMA = 0.99  # below 1: a quicker win is worth more (BUILD.md)
+DEFAULT_GAMMA = 0.99  # below 1: a quicker win is worth more (docs/results/tdmcts.md)
 DEFAULT_FLOOR = 0.0  # no floor: V is the running mean of its targets
 MAX_NODES_PER_SIMULATION = 8  # the tree holds 1 + 8 n positions; a fuller one stops early
 _UNVISITED = 1e6  # above any UCT score of a visited child

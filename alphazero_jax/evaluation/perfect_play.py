@@ -14,7 +14,8 @@ positions reached by random play). The per-move outcomes come from our solver
 the set's order, e.g. ``4453 LLDWDL.``: one character per column for the side to move,
 ``W``, ``D`` or ``L`` for the outcome of playing it and ``.`` for a full column.
 ``python -m experiments.data.label_pons`` regenerates them. Begin-Hard (``Test_L1_R3``) may
-be labelled on its first positions only, in the published order (BUILD.md says how many).
+be labelled on its first positions only, in the published order (docs/perfect_play.md says
+how many).
 """
 
 from __future__ import annotations

@@ -158,7 +158,7 @@ def _runs(geo: Geometry, start: Array, through: Array) -> Array:
 
     Each round's result is materialised (an optimisation barrier): left to itself, XLA
     fuses the rounds into one expression and recomputes each earlier round for every
-    later use (BUILD.md, Othello: XLA fusion).
+    later use (docs/benchmarks.md).
     """
     run = _shift(geo, start) & through
     for _ in range(geo.size - 3):  # a run is at most size - 2 discs long

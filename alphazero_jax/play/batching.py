@@ -31,7 +31,7 @@ from alphazero_jax.types import Agent, Analysis, State
 # Each size at most twice the one before: padding at most doubles a batch's work.
 DEFAULT_SIZES = (1, 2, 4, 8, 16, 32, 64)
 # On a CPU a search costs about the same per position at any batch size, and large batches
-# only lengthen the wait behind them (BUILD.md, "Browser play and its load").
+# only lengthen the wait behind them (docs/play.md).
 CPU_SIZES = (1, 2, 4, 8)
 
 

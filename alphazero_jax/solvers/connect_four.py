@@ -18,8 +18,8 @@ bucket, one kept for the largest search that came to it), and at the root a bina
 on the score with null windows (confined to [-1, 1] when only win, draw or loss is asked
 for: ``weak=True``). The table holds true bounds on a position's score, so it is kept
 across calls (one per board size). The first call compiles (numba caches the result on
-disk; BUILD.md gives the times). The search releases the GIL, so a long solve on one
-thread holds up no other (a server's).
+disk; docs/results/connect_four_solved.md gives the times). The search releases the GIL,
+so a long solve on one thread holds up no other (a server's).
 
 A search can be given a budget of nodes (``max_nodes``; ``verdicts`` is the entry point for
 it): once the budget is spent the search unwinds at once without writing to the table, so an
@@ -36,7 +36,7 @@ from numba import njit
 from alphazero_jax.solvers import opening_book
 from alphazero_jax.solvers._bits import has_four, moves_of
 
-_BUCKET_BITS = 18  # 2**18 buckets of 32 bytes (8 MiB) per board size: BUILD.md, "Solver speed"
+_BUCKET_BITS = 18  # 2**18 buckets of 32 bytes (8 MiB) per board size: docs/benchmarks.md
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd, so key * _MIX (mod 2**64) is a bijection
 _UNKNOWN = 64  # a bound that says nothing: |score| <= 32 on every supported board
 _UNLIMITED = 1 << 62  # a node budget no search spends

@@ -12,7 +12,7 @@ moves uniformly at random, ``n`` drawn per game from 0 to ``handicap_moves``. Th
 still runs and is still the policy target at those positions, and the values are the
 game's real outcome; what changes is which positions the replay buffer holds. A network
 trained on its own play alone never sees, say, a Quoridor board fenced by a random
-player's scattered walls, and misjudges it (BUILD.md, Quoridor).
+player's scattered walls, and misjudges it (docs/results/quoridor_5x5.md).
 
 With ``root_value_weight`` w above 0, a position's value target is ``(1 - w) * outcome +
 w * root value``: the search's value of the position (mctx's root value, mover's view)

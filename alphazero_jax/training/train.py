@@ -3,7 +3,7 @@
 One iteration is self-play of a batch of games (one XLA program, the batch split over all
 devices) whose positions go into the replay memory, then K optimiser updates on batches
 sampled from it. The K updates are K calls of one jitted update, dispatched from the host
-without waiting, not a ``lax.scan`` over them (BUILD.md, "Why the updates are not a
+without waiting, not a ``lax.scan`` over them (docs/design.md, "Why the K updates are not a
 ``lax.scan``": XLA's CPU backend runs a convolution's gradient far slower inside a rolled
 loop body). Each half of an iteration draws its own key from the run's key and advances
 it (``_draw_key``). The loop around it logs, checkpoints every few minutes, on Ctrl-C and

@@ -8,7 +8,7 @@ Builds the run of ``train.build`` (evaluation off) and times, alternately in eac
 
 Every call plays new games: each half draws its own key from the run's key and advances
 it. The loop's "vs self-play" is the share of self-play's speed that training keeps
-(BUILD.md gives the figures and what to expect).
+(docs/benchmarks.md gives the figures and what to expect).
 
 positions/s counts the positions kept for training (finished games); the searched
 positions (every slot's every move) give network evaluations/s = searched x (simulations

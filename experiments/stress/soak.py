@@ -11,7 +11,7 @@ resume from the newest complete checkpoint on disk, which it names in its first 
 At the end the soaked run's network must equal the reference's bit for bit.
 
 Prints one line per kill and a summary; exits with status 1 if anything was lost. The
-test suite runs a short version (``tests/test_soak.py``); BUILD.md reports the full one.
+test suite runs a short version (``tests/test_soak.py``); docs/testing.md reports the full one.
 """
 
 from __future__ import annotations

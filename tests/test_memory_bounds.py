@@ -6,7 +6,7 @@ bound is small enough to check by hand."""
 import pytest
 
 from alphazero_jax import agents, configs, games, memory, search
-from alphazero_jax.agents import td_table
+from alphazero_jax.search import td_table
 from alphazero_jax.training.config_schema import ConfigError, validate_config
 
 BUDGET = 1_000_000

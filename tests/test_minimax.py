@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from alphazero_jax import agents, games
-from alphazero_jax.agents import minimax
 from alphazero_jax.evaluation import arena
+from alphazero_jax.search import alphabeta
 from alphazero_jax.solvers import tic_tac_toe as oracle
 
 # Tic-Tac-Toe cells in reading order: a3 b3 c3 / a2 b2 c2 / a1 b1 c1 = 0..8.
@@ -27,7 +27,7 @@ def _act(game, depth):
 
 @functools.cache
 def _negamax(game, depth):
-    return jax.jit(minimax.make_negamax(game, depth=depth))
+    return jax.jit(alphabeta.make_negamax(game, depth=depth))
 
 
 def _choices(game, depth, moves, num_keys=32):
@@ -131,7 +131,7 @@ def test_minimax__same_best_moves_as_full_width_negamax(depth):
             continue
         expected = reference.root_values(state)
         values, legal = search(state)
-        ours = np.flatnonzero(np.asarray(minimax.best_moves(values, legal)))
+        ours = np.flatnonzero(np.asarray(alphabeta.best_moves(values, legal)))
         theirs = np.flatnonzero(expected >= expected.max() - 1e-5)
         np.testing.assert_array_equal(ours, theirs, err_msg=f"position {moves}")
         np.testing.assert_allclose(np.asarray(values)[ours], expected[ours], atol=1e-5)
@@ -152,4 +152,4 @@ def test_minimax__rejects_a_bad_depth():
     game = games.make("connect_four")
     for depth in (0, -1, 2.5, True):
         with pytest.raises(ValueError, match="depth must be an int >= 1"):
-            minimax.make_negamax(game, depth=depth)
+            alphabeta.make_negamax(game, depth=depth)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from alphazero_jax import games
-from alphazero_jax.agents import rollout_mcts
+from alphazero_jax.search import rollout_mcts
 
 # Simulations of the known-answer searches. Rollout UCT with 200 simulations blocks a
 # Connect Four threat only when the defender's position is not bad anyway: over 1536

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from alphazero_jax import agents, games
-from alphazero_jax.agents import td_table, tdmcts
 from alphazero_jax.evaluation import arena
+from alphazero_jax.search import td_table, tdmcts
 from alphazero_jax.training import run_logging
 from alphazero_jax.training import tdmcts as training
 

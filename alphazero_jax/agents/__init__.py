@@ -28,7 +28,6 @@ from alphazero_jax.agents.baselines import (
     most_flips_agent,
     random_agent,
     shortest_path_agent,
-    uniform_choice,
 )
 from alphazero_jax.agents.registry import AgentKind, SpecError, Strength
 from alphazero_jax.agents.solver import solver_agent
@@ -58,7 +57,6 @@ __all__ = [
     "spec_help",
     "spec_table",
     "tdmcts_agent",
-    "uniform_choice",
 ]
 
 # The play page offers them in reverse order and starts with the first that plays the

@@ -12,7 +12,6 @@ import jax.numpy as jnp
 from alphazero_jax import runs, search
 from alphazero_jax.agents import pretrained, registry
 from alphazero_jax.agents._spec_text import is_count
-from alphazero_jax.agents.baselines import uniform_choice
 from alphazero_jax.types import Agent, Analysis, Array, Game, PRNGKey, State
 
 
@@ -41,7 +40,7 @@ def make_network_analysis_fn(
             output, _ = apply_fn(variables, jax.vmap(game.observe)(states))
             logits = search.mask_logits(output.logits, jax.vmap(game.legal_action_mask)(states))
             best = logits >= logits.max(axis=-1, keepdims=True)
-            return Analysis(uniform_choice(key, best), output.value, jax.nn.softmax(logits))
+            return Analysis(search.uniform_choice(key, best), output.value, jax.nn.softmax(logits))
 
         return raw_policy
     settings = dict(search_settings)

@@ -1,7 +1,8 @@
 """The baselines of the literature: random, greedy, alpha-beta minimax and rollout MCTS.
 
 Each builder returns an ``Agent`` whose ``act_fn(params, key, states[B])`` is pure and
-jittable; ties are broken uniformly at random (``uniform_choice``).
+jittable; ties are broken uniformly at random (``search.uniform_choice``). The searches
+themselves live in ``search``.
 """
 
 from __future__ import annotations
@@ -9,16 +10,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from alphazero_jax.agents import minimax, registry, rollout_mcts
+from alphazero_jax.agents import registry
 from alphazero_jax.games import othello, quoridor
+from alphazero_jax.search import alphabeta, rollout_mcts
+from alphazero_jax.search.choice import uniform_choice
 from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
-
-
-def uniform_choice(key: PRNGKey, candidates: Array) -> Array:
-    """int32[B]: a uniformly random True entry of each row (0 for an all-False row)."""
-    candidates = candidates | ~candidates.any(axis=-1, keepdims=True)
-    logits = jnp.where(candidates, 0.0, -jnp.inf)
-    return jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
 
 
 def random_agent(game: Game) -> Agent:
@@ -102,20 +98,20 @@ def shortest_path_agent(game: Game) -> Agent:
 
 
 def minimax_agent(game: Game, *, depth: int, name: str | None = None) -> Agent:
-    """Alpha-beta ``depth`` plies deep on the game's heuristic (``minimax.py``), drawing
+    """Alpha-beta ``depth`` plies deep on the game's heuristic (``search.alphabeta``), drawing
     uniformly among the moves of equal best value; finished games get move 0."""
-    negamax = jax.vmap(minimax.make_negamax(game, depth=depth))
+    negamax = jax.vmap(alphabeta.make_negamax(game, depth=depth))
 
     def act_fn(params: None, key: PRNGKey, states: State) -> Array:
         del params
         values, legal = negamax(states)
-        return uniform_choice(key, minimax.best_moves(values, legal))
+        return uniform_choice(key, alphabeta.best_moves(values, legal))
 
     return Agent(name or f"minimax:{depth}", act_fn)
 
 
 def mcts_agent(game: Game, *, num_simulations: int) -> Agent:
-    """UCT with uniform priors and random playouts; see ``rollout_mcts.py``."""
+    """UCT with uniform priors and random playouts; see ``search.rollout_mcts``."""
     act_fn = rollout_mcts.make_rollout_mcts(game, num_simulations=num_simulations)
     return Agent(f"mcts:{num_simulations}", act_fn)
 

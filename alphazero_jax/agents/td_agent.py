@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 
 from alphazero_jax import runs
-from alphazero_jax.agents import registry, td_table, tdmcts
+from alphazero_jax.agents import registry
 from alphazero_jax.agents._spec_text import MAX_DIGITS, finite_number, is_count
+from alphazero_jax.search import td_table, tdmcts
 from alphazero_jax.types import Agent, Game
 
 GRAMMAR = "tdmcts:<simulations>[:c=<x>][:gamma=<x>][:floor=<x>][:<run>]"

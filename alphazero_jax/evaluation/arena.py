@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alphazero_jax import agents
+from alphazero_jax import search
 from alphazero_jax.evaluation import elo
 from alphazero_jax.types import Agent, Game, PRNGKey
 
@@ -121,7 +121,7 @@ def _play_batch(game, act_a, act_b, params_a, params_b, key, batch_size, opening
 
     def opening(ply, key, a_first, moves_a_first, moves_b_first):
         """Random moves for the first plies, the same in game i of both halves."""
-        random = agents.uniform_choice(key, jax.vmap(game.legal_action_mask)(a_first))
+        random = search.uniform_choice(key, jax.vmap(game.legal_action_mask)(a_first))
         early = ply < opening_moves
         return jnp.where(early, random, moves_a_first), jnp.where(early, random, moves_b_first)
 

@@ -38,7 +38,6 @@ from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
 from alphazero_jax import search
-from alphazero_jax.agents.baselines import uniform_choice
 from alphazero_jax.configs.settings import default
 from alphazero_jax.types import Array, Game, State, Trajectory
 
@@ -165,7 +164,7 @@ def make_selfplay(
         legal = jax.vmap(game.legal_action_mask)(states)
         if handicap_moves:  # the side's first `moves` moves fall in the first 2 * moves plies
             at_random = (states.current_player == side) & (states.num_moves < 2 * moves)
-            action = jnp.where(at_random, uniform_choice(random_key, legal), action)
+            action = jnp.where(at_random, search.uniform_choice(random_key, legal), action)
         moved = jax.vmap(game.step)(states, action)
         record = (
             jax.vmap(game.observe)(states),

@@ -25,8 +25,9 @@ import jax.numpy as jnp
 import ml_collections
 
 from alphazero_jax import agents, games, runs
-from alphazero_jax.agents import td_agent, td_table, tdmcts
+from alphazero_jax.agents import td_agent
 from alphazero_jax.evaluation import arena, plots
+from alphazero_jax.search import td_table, tdmcts
 from alphazero_jax.training import run_logging
 from alphazero_jax.training.config_schema import ConfigError
 from alphazero_jax.types import Agent, Game

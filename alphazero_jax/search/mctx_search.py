@@ -226,24 +226,3 @@ def make_search(
 def root_value(output: mctx.PolicyOutput) -> Array:
     """float32[B]: the search's value of each root position, from its mover's view."""
     return output.search_tree.node_values[:, mctx.Tree.ROOT_INDEX]
-
-
-def choose_action(output: mctx.PolicyOutput, key: Array, *, policy: str, sample: Array) -> Array:
-    """int32[B]: the move to play after a search, sampled where ``sample`` (bool[B]) is set.
-
-    PUCT samples from the visit counts (mctx's own ``action``) or takes the most visited
-    move. Gumbel samples from the improved policy (``action_weights``) or takes sequential
-    halving's choice (mctx's ``action``): under Gumbel, moves dropped early keep few visits
-    and untested values, so the improved policy's argmax is no choice of the search.
-    """
-    weights = output.action_weights
-    if policy == "puct":
-        sampled = output.action
-        greedy = jnp.argmax(weights, axis=-1)
-    elif policy == "gumbel":
-        logits = jnp.where(weights > 0, jnp.log(jnp.maximum(weights, 1e-30)), -jnp.inf)
-        sampled = jax.random.categorical(key, logits, axis=-1)
-        greedy = output.action
-    else:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}.")
-    return jnp.where(sample, sampled, greedy).astype(jnp.int32)

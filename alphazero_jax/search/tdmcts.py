@@ -34,9 +34,9 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from alphazero_jax.agents import td_table
-from alphazero_jax.agents.rollout_mcts import make_final_playout
-from alphazero_jax.search import check_simulations
+from alphazero_jax.search import td_table
+from alphazero_jax.search.mctx_search import check_simulations
+from alphazero_jax.search.rollout_mcts import make_final_playout
 from alphazero_jax.types import Array, Game, PRNGKey, State
 
 DEFAULT_EXPLORATION = 1.0

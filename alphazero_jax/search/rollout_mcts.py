@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import mctx
 
-from alphazero_jax.search import check_simulations, mask_logits
+from alphazero_jax.search.mctx_search import check_simulations, mask_logits
 from alphazero_jax.types import Array, Game, PRNGKey, State
 
 ActFn = Callable[[Any, PRNGKey, State], Array]

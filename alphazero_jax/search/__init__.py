@@ -1,0 +1,45 @@
+"""Every search algorithm of the library, each a factory of pure functions; the caller jits.
+
+- ``mctx_search``: the mctx adapter, a game plus a network become a batched PUCT or Gumbel
+  tree search (``make_search``), and its memory bound (``tree_bytes``,
+  ``check_simulations``);
+- ``alphabeta``: depth-limited alpha-beta (negamax) on the game's heuristic;
+- ``rollout_mcts``: UCT with uniform priors and random-playout values, no network;
+- ``tdmcts`` and ``td_table``: UCT on values learned by TD backups, kept in a hash table;
+- ``choice``: the move to play after a search (``choose_action``) and a uniform draw among
+  equal moves (``uniform_choice``).
+
+The mctx adapter's names and move choice are re-exported here, which is how their callers
+name them: ``search.make_search``, ``search.choose_action``.
+"""
+
+from __future__ import annotations
+
+from alphazero_jax.search.choice import choose_action, uniform_choice
+from alphazero_jax.search.mctx_search import (
+    POLICIES,
+    SearchFn,
+    check_simulations,
+    make_recurrent_fn,
+    make_root_fn,
+    make_search,
+    mask_logits,
+    qtransform_alphazero,
+    root_value,
+    tree_bytes,
+)
+
+__all__ = [
+    "POLICIES",
+    "SearchFn",
+    "check_simulations",
+    "choose_action",
+    "make_recurrent_fn",
+    "make_root_fn",
+    "make_search",
+    "mask_logits",
+    "qtransform_alphazero",
+    "root_value",
+    "tree_bytes",
+    "uniform_choice",
+]

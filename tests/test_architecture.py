@@ -9,7 +9,7 @@ import pytest
 
 PACKAGE = "alphazero_jax"
 LAYERS = (
-    ("types", "memory"),
+    ("types", "memory", "checkpoints"),
     ("games", "solvers"),
     ("networks", "configs"),
     ("search", "runs"),

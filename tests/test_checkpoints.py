@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import configs, runs
+from alphazero_jax import checkpoints, configs, runs
 from alphazero_jax.configs import settings
 from alphazero_jax.training import session, train
 from experiments.stress import soak
@@ -46,21 +46,23 @@ def _tree(value):
 
 
 def test_save__a_step_saved_again_is_swapped_in_whole(tmp_path):
-    manager = runs.make_manager(str(tmp_path / "checkpoints"), max_to_keep=3)
-    runs.save(manager, 1, _tree(1.0), {"note": "first"})
-    runs.save(manager, 1, _tree(2.0), {"note": "second"})
-    state, metadata = runs.restore(manager, _tree(0.0))
+    manager = checkpoints.make_manager(str(tmp_path / "checkpoints"), max_to_keep=3)
+    checkpoints.save(manager, 1, _tree(1.0), {"note": "first"})
+    checkpoints.save(manager, 1, _tree(2.0), {"note": "second"})
+    state, metadata = checkpoints.restore(manager, _tree(0.0))
     assert metadata["note"] == "second" and float(state["weights"][0, 0]) == 2.0
     assert sorted(os.listdir(tmp_path / "checkpoints")) == ["1"]  # no staging left
     manager.close()
 
 
 def test_save__without_an_atomic_exchange_two_renames_do_the_same(tmp_path, monkeypatch):
-    monkeypatch.setattr(runs.ctypes, "CDLL", lambda *a, **k: (_ for _ in ()).throw(OSError()))
-    manager = runs.make_manager(str(tmp_path / "checkpoints"), max_to_keep=3)
-    runs.save(manager, 4, _tree(1.0), {"note": "first"})
-    runs.save(manager, 4, _tree(2.0), {"note": "second"})
-    assert runs.restore(manager, _tree(0.0))[1]["note"] == "second"
+    monkeypatch.setattr(
+        checkpoints.ctypes, "CDLL", lambda *a, **k: (_ for _ in ()).throw(OSError())
+    )
+    manager = checkpoints.make_manager(str(tmp_path / "checkpoints"), max_to_keep=3)
+    checkpoints.save(manager, 4, _tree(1.0), {"note": "first"})
+    checkpoints.save(manager, 4, _tree(2.0), {"note": "second"})
+    assert checkpoints.restore(manager, _tree(0.0))[1]["note"] == "second"
     manager.close()
 
 
@@ -77,8 +79,8 @@ def test_save__a_crash_inside_a_replacement_loses_neither_version(tmp_path, in_p
     ``4.old``: the old one); opening the run for training leaves a complete step 4."""
     versions = {}
     for version, value in (("first", 1.0), ("second", 2.0)):
-        manager = runs.make_manager(str(tmp_path / version), max_to_keep=3)
-        runs.save(manager, 4, _tree(value), {"note": version})
+        manager = checkpoints.make_manager(str(tmp_path / version), max_to_keep=3)
+        checkpoints.save(manager, 4, _tree(value), {"note": version})
         manager.close()
         versions[version] = tmp_path / version / "4"
     directory = tmp_path / "checkpoints"
@@ -88,8 +90,8 @@ def test_save__a_crash_inside_a_replacement_loses_neither_version(tmp_path, in_p
     for name in staged:
         version = "first" if name.endswith(".old") else "second"
         shutil.copytree(versions[version], directory / ".replacing" / name)
-    manager = runs.make_manager(str(directory), max_to_keep=3)
-    assert runs.restore(manager, _tree(0.0))[1]["note"] == note
+    manager = checkpoints.make_manager(str(directory), max_to_keep=3)
+    assert checkpoints.restore(manager, _tree(0.0))[1]["note"] == note
     assert not (directory / ".replacing").exists()
     manager.close()
 
@@ -142,7 +144,7 @@ def test_restore__when_no_step_reads_nothing_is_moved_and_the_error_says_why(tra
     with pytest.raises(
         runs.CorruptCheckpointError, match=r"checkpoints/3 cannot be read: .*2 older"
     ):
-        runs.restore(manager, _tree(0.0), set_aside=True)  # a template of another shape
+        checkpoints.restore(manager, _tree(0.0), set_aside=True)  # a template of another shape
     assert runs.checkpoint_steps(str(workdir)) == [1, 2, 3]
     manager.close()
 
@@ -191,7 +193,7 @@ def test_session__a_save_that_fails_names_the_checkpoint_it_resumes_from(
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(session.runs, "save", full)
+    monkeypatch.setattr(session.checkpoints, "save", full)
     with pytest.raises(session.TrainingError) as raised:
         run.save()
     assert str(raised.value) == (

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import configs, runs
+from alphazero_jax import checkpoints, configs
 from alphazero_jax.configs import othello as othello_presets
 from alphazero_jax.configs import settings
 from alphazero_jax.training import train
@@ -205,8 +205,8 @@ def test_train__every_record_says_where_its_time_went(tmp_path):
     # record 2 holds their time; the evaluation at iteration 2 comes after the last record.
     assert records[0]["time/checkpoint"] == 0.0 < records[1]["time/checkpoint"]
     assert records[1]["time/evaluation"] > 0.0
-    manager = runs.make_manager(str(tmp_path / "checkpoints"), max_to_keep=3)
-    history = runs.restore_metadata(manager)["evaluation"]["history"]
+    manager = checkpoints.make_manager(str(tmp_path / "checkpoints"), max_to_keep=3)
+    history = checkpoints.restore_metadata(manager)["evaluation"]["history"]
     assert [r["iteration"] for r in history] == [1, 2]  # step 2 saved again after it
 
 
@@ -220,9 +220,9 @@ def test_train__resumed_run_matches_uninterrupted_run(tmp_path):
         assert (tmp_path / "b" / name).exists(), name
     lines = (tmp_path / "b" / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3, 4]
-    manager = runs.make_manager(str(tmp_path / "b" / "checkpoints"), max_to_keep=3)
-    assert runs.latest_step(manager) == 4
-    assert len(runs.restore_metadata(manager)["history"]) == 4
+    manager = checkpoints.make_manager(str(tmp_path / "b" / "checkpoints"), max_to_keep=3)
+    assert checkpoints.latest_step(manager) == 4
+    assert len(checkpoints.restore_metadata(manager)["history"]) == 4
 
 
 def test_train__refuses_a_workdir_of_another_game_or_network(tmp_path):
@@ -258,8 +258,8 @@ def test_train__ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     assert process.returncode == 0, output
     assert "saving a checkpoint and stopping" in output
     logged = len(metrics.read_text().splitlines())
-    manager = runs.make_manager(str(workdir / "checkpoints"), max_to_keep=3)
-    assert runs.latest_step(manager) == logged >= 2
+    manager = checkpoints.make_manager(str(workdir / "checkpoints"), max_to_keep=3)
+    assert checkpoints.latest_step(manager) == logged >= 2
 
 
 @pytest.mark.parametrize(

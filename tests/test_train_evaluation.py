@@ -10,7 +10,7 @@ import ml_collections
 import numpy as np
 import pytest
 
-from alphazero_jax import agents, configs, games, networks, runs
+from alphazero_jax import agents, checkpoints, configs, games, networks, runs
 from alphazero_jax.evaluation import arena
 from alphazero_jax.evaluation.arena import Record
 from alphazero_jax.training import evaluator, train
@@ -80,8 +80,8 @@ def test_train_evaluation__a_stop_inside_an_evaluation_saves_and_resumes_exactly
     monkeypatch.undo()
     assert len(plays) == 2  # random vs greedy, then the network's first match: no more
     manager = runs.checkpoint_manager(stopped_dir)
-    assert runs.latest_step(manager) == 2
-    assert runs.restore_metadata(manager)["evaluation"]["history"] == []
+    assert checkpoints.latest_step(manager) == 2
+    assert checkpoints.restore_metadata(manager)["evaluation"]["history"] == []
     manager.close()
     assert not os.path.exists(os.path.join(stopped_dir, "elo.json"))  # nothing recorded
 

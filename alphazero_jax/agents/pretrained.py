@@ -24,7 +24,7 @@ import flax.serialization
 import jax
 import ml_collections
 
-from alphazero_jax import games, networks, runs
+from alphazero_jax import checkpoints, games, networks, runs
 from alphazero_jax.types import Game
 
 SPEC_NAME = "pretrained"
@@ -150,7 +150,7 @@ def export(
         )
     manager = runs.checkpoint_manager(workdir)
     try:
-        seconds = runs.restore_metadata(manager, run.iteration).get("seconds")
+        seconds = checkpoints.restore_metadata(manager, run.iteration).get("seconds")
     finally:
         manager.close()
     config = {section: run.config[section].to_dict() for section in _SECTIONS}

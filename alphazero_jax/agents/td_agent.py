@@ -4,18 +4,17 @@ E.g. ``tdmcts:100``, ``tdmcts:100:c=0.25:floor=0.0005`` or ``tdmcts:100:runs/ttt
 Settings: ``c`` (UCT's exploration, default 1), ``gamma`` (default 0.99) and ``floor`` (the
 learning-rate floor, default 0). Without a run the table is empty (an untrained TD-MCTS, a
 rollout UCT with TD backups); with one, the newest table of that run
-(``runs.restore_tdmcts_table``), and its settings unless the spec names them. Either way
-the agent is in tournament mode: it reads the table and never writes it.
+(``search.tdmcts_run.restore_tdmcts_table``), and its settings unless the spec names them.
+Either way the agent is in tournament mode: it reads the table and never writes it.
 """
 
 from __future__ import annotations
 
 import os
 
-from alphazero_jax import runs
 from alphazero_jax.agents import registry
 from alphazero_jax.agents._spec_text import MAX_DIGITS, finite_number, is_count
-from alphazero_jax.search import td_table, tdmcts
+from alphazero_jax.search import td_table, tdmcts, tdmcts_run
 from alphazero_jax.types import Agent, Game
 
 GRAMMAR = "tdmcts:<simulations>[:c=<x>][:gamma=<x>][:floor=<x>][:<run>]"
@@ -88,7 +87,7 @@ def parse_tdmcts(game: Game, spec: str, argument: str) -> Agent:
         if not os.path.isdir(workdir):
             raise _fail(spec, f"no run directory {workdir!r}")
         try:
-            config = runs.read_tdmcts_config(workdir)
+            config = tdmcts_run.read_tdmcts_config(workdir)
         except FileNotFoundError as error:
             raise _fail(spec, f"no TD-MCTS run in {workdir!r}: {str(error).rstrip('.')}") from error
         if config["game"] != game.name:
@@ -96,7 +95,7 @@ def parse_tdmcts(game: Game, spec: str, argument: str) -> Agent:
         for name in SETTINGS.values():
             settings.setdefault(name, float(config[name]))
         empty = td_table.empty_table(capacity=int(config["capacity"]))
-        table = runs.restore_tdmcts_table(workdir, empty)
+        table = tdmcts_run.restore_tdmcts_table(workdir, empty)
     try:
         return tdmcts_agent(
             game, num_simulations=int(count), table=table, name=spec.strip(), **settings

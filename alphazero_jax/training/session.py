@@ -18,7 +18,7 @@ from typing import NoReturn
 import jax
 import jax.numpy as jnp
 
-from alphazero_jax import runs
+from alphazero_jax import checkpoints
 from alphazero_jax.training.run_evaluation import RunEvaluation
 
 
@@ -58,13 +58,13 @@ class Session:
                 gating=(config.gating.rule, config.gating.threshold, config.gating.games),
                 seed=config.seed,
             )
-        if runs.latest_step(manager) is not None:  # resume from the newest good checkpoint
+        if checkpoints.latest_step(manager) is not None:  # resume from the newest good checkpoint
             evaluation_template = self.evaluation and self.evaluation.arrays()
             try:
-                _, (self.state, metadata, arrays) = runs.restore_checkpoint(
+                _, (self.state, metadata, arrays) = checkpoints.restore_checkpoint(
                     manager, self.state, evaluation_template, set_aside=True
                 )
-            except runs.CorruptCheckpointError as error:
+            except checkpoints.CorruptCheckpointError as error:
                 raise TrainingError(
                     f"Cannot resume the run in {workdir}: {error}. Nothing was changed; move "
                     f"its checkpoints aside (mv {workdir}/checkpoints "
@@ -129,7 +129,7 @@ class Session:
         if not bool(_all_finite(self.state.learner)):
             self._stop(f"a parameter is not finite after iteration {self.iteration}")
         try:
-            runs.save(self._manager, self.iteration, self.state, metadata, arrays)
+            checkpoints.save(self._manager, self.iteration, self.state, metadata, arrays)
         except Exception as error:  # a full disk, a lost mount: orbax raises many kinds
             self._stop(f"iteration {self.iteration} could not be saved ({error})", error)
         self.saved = True

@@ -1,6 +1,6 @@
 """Training TD-MCTS: many games at once against an opponent or itself, a tournament every
 ``tournament_every`` episodes, the table checkpointed after each (the run format is
-``runs``' TD-MCTS run).
+``search.tdmcts_run``).
 
 The loop over tournaments (``train``) is the only loop over training time. A round plays
 ``batch_size`` games at once, all in JAX (``make_round``): TD-MCTS moves first in the first
@@ -24,10 +24,10 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 
-from alphazero_jax import agents, games, runs
+from alphazero_jax import agents, checkpoints, games, runs
 from alphazero_jax.agents import td_agent
 from alphazero_jax.evaluation import arena, plots
-from alphazero_jax.search import td_table, tdmcts
+from alphazero_jax.search import td_table, tdmcts, tdmcts_run
 from alphazero_jax.training import run_logging
 from alphazero_jax.training.config_schema import ConfigError
 from alphazero_jax.types import Agent, Game
@@ -42,7 +42,7 @@ def default_config() -> ml_collections.ConfigDict:
     """The run's settings: Tic-Tac-Toe, 5000 episodes, 100-game tournaments every 200."""
     return ml_collections.ConfigDict(
         {
-            "algorithm": runs.TDMCTS_ALGORITHM,
+            "algorithm": tdmcts_run.TDMCTS_ALGORITHM,
             "game": "tic_tac_toe",
             "num_simulations": 100,
             "exploration": tdmcts.DEFAULT_EXPLORATION,
@@ -64,8 +64,8 @@ def _check(config: ml_collections.ConfigDict) -> None:
     def fail(what: str):
         raise ConfigError(f"TD-MCTS config: {what}")
 
-    if config.algorithm != runs.TDMCTS_ALGORITHM:
-        fail(f"expected algorithm {runs.TDMCTS_ALGORITHM!r}, got {config.algorithm!r}.")
+    if config.algorithm != tdmcts_run.TDMCTS_ALGORITHM:
+        fail(f"expected algorithm {tdmcts_run.TDMCTS_ALGORITHM!r}, got {config.algorithm!r}.")
     for name in ("episodes", "tournament_every", "tournament_games", "batch_size"):
         if not isinstance(config[name], int) or config[name] < 1:
             fail(f"{name} must be an int >= 1, got {config[name]!r}.")
@@ -136,11 +136,11 @@ def _start(config, workdir: str) -> tuple[Any, dict[str, Any], list[dict]]:
     os.makedirs(workdir, exist_ok=True)
     runs.write_config(workdir, config)
     manager = runs.checkpoint_manager(workdir, max_to_keep=2)
-    template = runs.tdmcts_state(td_table.empty_table(capacity=config.capacity), 0)
+    template = tdmcts_run.tdmcts_state(td_table.empty_table(capacity=config.capacity), 0)
     if manager.latest_step() is None:
         print(f"Starting a new run in {workdir}.", flush=True)
         return manager, template, []
-    state, metadata = runs.restore(manager, template, set_aside=True)
+    state, metadata = checkpoints.restore(manager, template, set_aside=True)
     episodes = int(state["episodes"])
     print(f"Resuming from the checkpoint of episode {episodes} in {workdir}.", flush=True)
     return manager, state, list(metadata["history"])
@@ -218,8 +218,8 @@ def train(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
         )
         record = _record(result, table, episodes) | {"seconds": time.monotonic() - started}
         history.append(record)
-        state = runs.tdmcts_state(table, episodes)
-        runs.save(manager, episodes, state, {"history": history})
+        state = tdmcts_run.tdmcts_state(table, episodes)
+        checkpoints.save(manager, episodes, state, {"history": history})
         log.append(record)
         plots.plot_tdmcts_history(history, os.path.join(workdir, PLOT_FILE), title=title)
         print(

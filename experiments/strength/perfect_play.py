@@ -144,7 +144,7 @@ def _agents_mode() -> None:
 def _run_mode(workdir: str) -> None:
     from tensorboardX import SummaryWriter
 
-    from alphazero_jax import games, runs
+    from alphazero_jax import checkpoints, games, runs
     from alphazero_jax.evaluation import plots
     from alphazero_jax.training.run_logging import TENSORBOARD_DIR
 
@@ -163,7 +163,7 @@ def _run_mode(workdir: str) -> None:
         print(f"checkpoint {step} ({agent.name}):", flush=True)
         results = _judge(game, agent, labels, value_fn)
         record = {"iteration": step, "perfect_play": {r.set_name: r.as_dict() for r in results}}
-        seconds = runs.restore_metadata(manager, step).get("seconds")
+        seconds = checkpoints.restore_metadata(manager, step).get("seconds")
         records.append(record if seconds is None else dict(record, seconds=seconds))
         for result in results:
             tag = f"perfect_play_checkpoints/{result.title}"

@@ -6,6 +6,7 @@ bounded number of agents, with no client holding up the others."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import socket
 import stat
 import subprocess
@@ -222,6 +223,31 @@ def test_bad_new_sessions_get_422_with_what_was_expected(client, body, words):
     assert client.app.state.server.sessions == {}
 
 
+def test_a_method_a_path_does_not_answer_gets_405_with_the_methods_it_does(client):
+    # RFC 9110: every 405 says in Allow what the path answers (both routes of one path).
+    for method, path, allowed in [
+        ("PUT", "/api/sessions/abc", "DELETE, GET"),
+        ("TRACE", "/api/games", "GET"),
+        ("GET", "/api/sessions", "POST"),
+        ("OPTIONS", "/api/sessions/abc/moves", "POST"),
+        ("DELETE", "/", "GET, HEAD"),
+    ]:
+        response = client.request(method, path)
+        assert response.status_code == 405, (method, path, response.text)
+        assert response.headers["allow"] == allowed and response.json()["error"]
+
+
+def test_the_app_starts_again_after_its_lifespan_ended():
+    # A test client (or an ASGI server) may run the app's lifespan twice: the second run
+    # plays as the first did, with none of its games.
+    app = web.create_app(web.ServerConfig(batch_sizes=(1,)))
+    for _ in range(2):
+        with TestClient(app) as client:
+            assert client.app.state.server.sessions == {}
+            view = new(client, human="second")
+            assert len(view["reply"]) == 1
+
+
 def test_unknown_sessions_and_paths(client):
     for method, path in [("GET", "/api/sessions/nope"), ("POST", "/api/sessions/nope/undo")]:
         response = client.request(method, path)
@@ -307,6 +333,33 @@ def test_solver_verdicts_per_column(client):
     assert set(verdicts["verdicts"]) == set("1234567")
     ttt = new(client)
     assert client.get(f"/api/sessions/{ttt['id']}/verdicts").status_code == 409
+
+
+def test_the_catalogue_offers_verdicts_exactly_where_the_verdicts_route_answers():
+    # Every Connect Four setting make accepts (189), in a game against random: the verdicts
+    # route answers (200) at the settings the catalogue lists, and refuses (409) elsewhere.
+    config = web.ServerConfig(agent_kinds=("random",), batch_sizes=(1,), verdict_nodes=1000)
+    with TestClient(web.create_app(config)) as client:
+        listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
+        offered, bounds = listed["connect_four"]["solver"], listed["connect_four"]["settings"]
+        answered, played = [], 0
+        for values in itertools.product(*(range(b["min"], b["max"] + 1) for b in bounds.values())):
+            settings = dict(zip(bounds, values))
+            body = {"game": "connect_four", "settings": settings, "agent": "random"}
+            view = client.post("/api/sessions", json=body)
+            if view.status_code == 422:  # connect more than min(rows, cols)
+                continue
+            played += 1
+            verdicts = client.get(f"/api/sessions/{view.json()['id']}/verdicts")
+            assert verdicts.status_code in (200, 409), verdicts.text
+            if verdicts.status_code == 200:
+                answered.append(settings)
+            client.delete(f"/api/sessions/{view.json()['id']}")
+    assert played == 189 and answered == offered
+    # Four in a row, 4 <= cols <= 9 and (rows + 1) * cols <= 64 (one bitboard): 32 boards.
+    assert len(offered) == 32 and {"rows": 7, "cols": 8, "connect": 4} in offered
+    assert {"rows": 8, "cols": 8, "connect": 4} not in offered
+    assert not listed["tic_tac_toe"]["solver"] and not listed["othello"]["solver"]
 
 
 def test_the_solver_plays_from_the_first_move_and_keeps_a_won_game_won(client):

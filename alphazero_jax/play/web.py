@@ -15,6 +15,7 @@ CSS and JavaScript, one small drawing module per game) uses nothing but the API:
 | ``POST /api/sessions/{id}/hint`` | the agent's move and search for the side to move |
 | ``GET /api/sessions/{id}/verdicts`` | Connect Four: the solver's win/draw/loss per column |
 | ``DELETE /api/sessions/{id}`` | ends the session |
+| ``GET /api/openapi.json`` | the contract: every body and refusal (``contract.py``) |
 
 A session is returned as ``{id, game, settings, agent, human, moves, text, board,
 legal_moves, to_move, human_to_move, over, result, winner, reply}``; ``reply`` lists the
@@ -22,7 +23,10 @@ agent's moves made by the request, each ``{move, player, value, shares}`` (``val
 the side that moved, ``shares`` the search's visit share per legal move).
 
 Bad input gets a 4xx answer ``{"error": "..."}`` that says what was expected, and leaves
-the session as it was; the status comes from the error's type (``STATUS``). Sessions
+the session as it was; the status comes from the error's type (``STATUS``), and each route
+declares in the schema the ones it can answer. A method a path does not answer gets 405
+with the methods it does in ``Allow``. The catalogue's ``solver`` lists the settings at
+which the verdicts route answers (``solvable``, which the route asks too). Sessions
 expire after ``idle_seconds`` without a request and at most ``max_sessions`` exist at once;
 the limit is checked before anything is built. Agents are the interactive kinds of
 ``agents.KINDS`` (no file of the user's, a move within seconds), with bounded strengths,
@@ -39,22 +43,25 @@ import collections
 import concurrent.futures
 import contextlib
 import dataclasses
+import http
+import itertools
 import json
 import pathlib
 import secrets
 import sys
 import time
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any
 
 import fastapi
 import jax
-from fastapi import exceptions, responses, staticfiles
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import exceptions, responses, routing, staticfiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from alphazero_jax import agents, games
 from alphazero_jax.agents import pretrained
-from alphazero_jax.play import batching
+from alphazero_jax.play import batching, contract
 from alphazero_jax.play.agent_pool import AgentPool, PoolFull
 from alphazero_jax.play.batching import Batcher
 from alphazero_jax.play.session import (
@@ -94,7 +101,7 @@ class ServerConfig:
       verdict_nodes: the solver's node budget for one verdict request (some 10 million a
         second, on a thread of its own that holds up no other request); beyond it the
         verdicts are reported unknown. The opening book, where one ships, costs none; the
-        default answers every 6x7 position we tried (BUILD.md), the slowest in 20-odd s.
+        default answers every 6x7 position we tried (docs/play.md), the slowest in 20-odd s.
       max_simulations, max_depth: the strongest network/MCTS search and alpha-beta depth a
         client may ask for.
       warm_up: compile the shipped agents' searches (at their default strength, every
@@ -102,6 +109,8 @@ class ServerConfig:
       max_agents: agents (a game's settings, an agent and its strength) held at once with
         their compiled searches; an idle one makes room for a new one.
       body_seconds: a request body that has not arrived in this time is refused (408).
+      agent_kinds: the kinds of ``AGENT_KINDS`` the server plays (e.g. ``("random",
+        "greedy")``); None: every one.
     """
 
     max_sessions: int = 500
@@ -115,6 +124,7 @@ class ServerConfig:
     warm_up: bool = False
     max_agents: int = 32
     body_seconds: float = 10.0
+    agent_kinds: tuple[str, ...] | None = None
 
     def __post_init__(self):
         if self.batch_sizes is None:
@@ -132,6 +142,9 @@ class ServerConfig:
                 "Expected max_agents >= 1 and body_seconds > 0, got "
                 f"{self.max_agents}, {self.body_seconds}."
             )
+        known = [kind.kind for kind in AGENT_KINDS]
+        if self.agent_kinds is not None and not set(self.agent_kinds) <= set(known):
+            raise ValueError(f"agent_kinds: expected some of {known}, got {self.agent_kinds!r}.")
 
 
 class BadRequest(ValueError):
@@ -172,32 +185,19 @@ def status_of(error: Exception) -> int:
     return next((STATUS[kind] for kind in type(error).__mro__ if kind in STATUS), 500)
 
 
-# -- requests ------------------------------------------------------------------------------
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid")
-
-
-class NewSession(_Strict):
-    game: str = Field(description="A game of GET /api/games.")
-    settings: dict[str, int] = Field(default_factory=dict, description="e.g. rows, cols.")
-    agent: str = Field(default="az:pretrained", description="An agent spec, e.g. mcts:200.")
-    simulations: int | None = Field(default=None, description="A search's simulations.")
-    human: Literal["first", "second", "none"] = "first"
-    moves: str = Field(default="", max_length=400, description="A move list to start from.")
-
-
-class Move(_Strict):
-    move: str = Field(max_length=40, description="One move in the game's notation.")
-
-
 # -- agents --------------------------------------------------------------------------------
 
 
 # The agents the server plays, strongest first: the interactive ones of ``agents.KINDS``.
 # The page offers them in this order and picks the first one usable at the chosen settings.
 AGENT_KINDS = tuple(kind for kind in reversed(agents.KINDS) if kind.interactive)
+DEFAULT_AGENT = "az:pretrained"  # what a new game plays when its body names no agent
+
+
+def served_kinds(config: ServerConfig) -> tuple[agents.AgentKind, ...]:
+    """The kinds of ``AGENT_KINDS`` the server plays (``config.agent_kinds``), in order."""
+    wanted = config.agent_kinds
+    return tuple(kind for kind in AGENT_KINDS if wanted is None or kind.kind in wanted)
 
 
 def strongest(config: ServerConfig, kind: agents.AgentKind) -> int:
@@ -216,11 +216,11 @@ def served_spec(
     """The spec of an agent the server plays (for ``game``, when given, at its ``settings``,
     when given), with its strength (``simulations`` replaces a search's); BadRequest for
     any other."""
-    spec = spec.strip()
-    found = agents.find_kind(spec, AGENT_KINDS)
+    spec, kinds = spec.strip(), served_kinds(config)
+    found = agents.find_kind(spec, kinds)
     if found is None:
         raise BadRequest(
-            f"agent: expected one of {', '.join(k.kind for k in AGENT_KINDS)} (with "
+            f"agent: expected one of {', '.join(k.kind for k in kinds)} (with "
             f"':<strength>' where it has one), got {spec!r}. Agents from files (az:<run>) "
             "are not served.",
         )
@@ -272,6 +272,16 @@ class Server:
     def __init__(self, config: ServerConfig):
         self.config = config
         self.sessions: dict[str, Entry] = {}
+        # The verdicts of recent positions, (game, moves) -> answer, oldest first out.
+        self.verdicts: collections.OrderedDict = collections.OrderedDict()
+        self.open()
+
+    def open(self) -> None:
+        """Starts the agents' pool and the solver's thread: when made, and again when the
+        app starts after it was closed (an ASGI server or test client may run the app's
+        lifespan more than once); the games of the run before are gone."""
+        config = self.config
+        self.sessions.clear()
         self.pool = AgentPool(
             max_agents=config.max_agents,
             sizes=config.batch_sizes,
@@ -282,9 +292,8 @@ class Server:
         # The verdicts' searches run on this one thread, with its transposition table (the
         # solver keeps one per thread), warm from the last request.
         self.solver_thread = concurrent.futures.ThreadPoolExecutor(1, "solver")
-        # The verdicts of recent positions, (game, moves) -> answer, oldest first out.
-        self.verdicts: collections.OrderedDict = collections.OrderedDict()
         self.warm = not config.warm_up  # True once the warm-up compiled everything
+        self.closed = False
 
     async def batcher(self, game: Game, spec: str) -> Batcher:
         """The agent's ``Batcher``; BadRequest for a spec the game refuses, PoolFull when
@@ -322,8 +331,11 @@ class Server:
     def warm_up_agents(self) -> list[tuple[Game, str, Any]]:
         """The agents the warm-up compiles: each shipped network at its default strength,
         with its game's start position."""
-        shipped = next(k for k in AGENT_KINDS if k.kind == f"az:{pretrained.SPEC_NAME}")
+        served = served_kinds(self.config)
+        shipped = next((k for k in served if k.kind == f"az:{pretrained.SPEC_NAME}"), None)
         wanted = []
+        if shipped is None:
+            return wanted
         for name in games.available():
             spec = f"{shipped.kind}:{shipped.strength.default_for(name)}"
             for settings in shipped.only_settings(name):
@@ -343,6 +355,7 @@ class Server:
         self.warm = True
 
     async def close(self) -> None:
+        self.closed = True
         await self.pool.close()
         self.solver_thread.shutdown(wait=False, cancel_futures=True)
 
@@ -417,18 +430,30 @@ def _verdicts(game: Game, moves: str, max_nodes: int) -> dict[str, Any]:
     return {"verdicts": named, "reason": None}
 
 
-def solvable(game: Game) -> bool:
-    """Whether the solver gives verdicts for ``game`` (Connect Four, four in a row, a board
-    that fits its bitboard)."""
-    if game.name != "connect_four" or dict(game.settings)["connect"] != 4:
+def solvable(name: str, settings: dict[str, int]) -> bool:
+    """Whether the solver gives verdicts for the game ``name`` at ``settings`` (Connect
+    Four, four in a row, a board that fits its bitboard): the one rule both the verdicts
+    route and the catalogue's ``solver`` settings follow."""
+    if name != "connect_four" or settings["connect"] != 4:
         return False
     from alphazero_jax.solvers import connect_four as solver
 
     try:
-        solver.check_size(dict(game.settings)["rows"], dict(game.settings)["cols"])
+        solver.check_size(settings["rows"], settings["cols"])
     except ValueError:
         return False
     return True
+
+
+def solver_settings(name: str) -> list[dict[str, int]]:
+    """Every setting of the game ``name`` (``games.make`` accepts it) that is ``solvable``."""
+    found = {
+        tuple(zip(region, values))
+        for region in contract.setting_regions(name)
+        for values in itertools.product(*region.values())
+        if solvable(name, dict(zip(region, values)))
+    }
+    return [dict(settings) for settings in sorted(found)]
 
 
 # -- the app -------------------------------------------------------------------------------
@@ -507,13 +532,115 @@ class _BodyLimit:
         return await self.app(scope, replay, send)
 
 
+def catalogue(config: ServerConfig) -> dict[str, Any]:
+    """``GET /api/games``: each game with its settings' bounds, the agents that play it and
+    the settings at which the solver answers; the human's sides."""
+    listed = []
+    for name in games.available():
+        kinds = []
+        for kind in [k for k in served_kinds(config) if k.plays(name)]:
+            described = {"spec": kind.kind, "label": kind.label, "strength": None}
+            if kind.strength:
+                described["strength"] = {
+                    "name": kind.strength.name,
+                    "min": kind.strength.minimum,
+                    "max": strongest(config, kind),
+                    "default": kind.strength.default_for(name),
+                }
+            only = kind.only_settings
+            described["only_settings"] = None if only is None else only(name)
+            kinds.append(described)
+        listed.append(
+            {
+                "name": name,
+                "title": TITLES.get(name, name),
+                "settings": games.settings_of(name),
+                "agents": kinds,
+                "solver": solver_settings(name),
+            }
+        )
+    return {"games": listed, "sides": list(SIDES)}
+
+
+def new_session_model(config: ServerConfig) -> type[contract.NewSession]:
+    """``contract.NewSession``, published with the schema of the bodies this server plays."""
+    ranges = [
+        contract.AgentRange(
+            kind,
+            None if kind.strength is None else kind.strength.name,
+            0 if kind.strength is None else kind.strength.minimum,
+            0 if kind.strength is None else strongest(config, kind),
+        )
+        for kind in served_kinds(config)
+    ]
+    schema = contract.new_session_schema(ranges, default_agent=DEFAULT_AGENT)
+    return contract.published_as(contract.NewSession, schema)
+
+
+def api_methods(app: fastapi.FastAPI, scope: dict[str, Any]) -> list[str]:
+    """The methods the API's routes answer at the request's path (none: not an API path)."""
+    methods = {
+        method
+        for route in app.routes
+        if isinstance(route, routing.APIRoute) and route.matches(scope)[0] != Match.NONE
+        for method in route.methods
+    }
+    return sorted(methods)
+
+
+def _openapi_of(app: fastapi.FastAPI) -> Callable[[], dict[str, Any]]:
+    """``app.openapi`` without FastAPI's own 422 answers (``HTTPValidationError``): this
+    API's refusals are all ``ErrorBody``, declared where a route can answer them."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            for operations in schema["paths"].values():
+                for operation in operations.values():
+                    refused = operation["responses"].get("422", {})
+                    if "HTTPValidationError" in json.dumps(refused):
+                        del operation["responses"]["422"]
+            for name in ("HTTPValidationError", "ValidationError"):
+                schema.get("components", {}).get("schemas", {}).pop(name, None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    return openapi
+
+
+# What each route can refuse, beyond the body limits every route has (contract.BODY_LIMITS).
+NO_JSON = {400: "The body is not JSON."}
+UNKNOWN = {404: "No session has this id: it never existed, expired or ended."}
+REFUSED_SESSION = {
+    **NO_JSON,
+    422: "The body is not a game the server plays: its fields, the game's settings, the "
+    "agent and its strength, or a move list that is not legal from the start.",
+    503: "The server holds its maximum of sessions, or of agents with games in play.",
+}
+REFUSED_MOVE = {
+    **NO_JSON,
+    **UNKNOWN,
+    409: "The game is over, or it is not the human's turn (or the agent plays both sides).",
+    422: "The body is not one move, or the move is malformed or not legal here.",
+}
+REFUSED_AGENT_MOVE = {**UNKNOWN, 409: "The game is over, or it is the human's turn."}
+REFUSED_UNDO = {**UNKNOWN, 409: "No move of the human's to take back."}
+REFUSED_HINT = {**UNKNOWN, 409: "The game is over."}
+REFUSED_VERDICTS = {**UNKNOWN, 409: "The solver gives no verdicts for this game's settings."}
+
+
 def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
     """The ASGI app: the API under ``/api`` and the page at ``/``."""
     config = config or ServerConfig()
     server = Server(config)
+    listed = catalogue(config)
+    session_body = new_session_model(config)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: fastapi.FastAPI):
+        if server.closed:
+            server.open()
         warming = asyncio.create_task(server.warm_up()) if config.warm_up else None
         await asyncio.sleep(0)  # the warm-up starts, and announces its size, before requests
         yield
@@ -529,6 +656,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
         redoc_url=None,
         openapi_url="/api/openapi.json",
     )
+    app.openapi = _openapi_of(app)
     app.state.server = server
 
     async def refused(request: fastapi.Request, error: Exception):
@@ -543,38 +671,24 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: fastapi.Request, error: StarletteHTTPException):
-        return _error(error.status_code, str(error.detail))
+        # A method an API path does not answer reaches the page's files (mounted at /),
+        # which refuse it too; the answer is the API's: 405, with the methods it answers
+        # in Allow (RFC 9110), as every 405 has.
+        status, message = error.status_code, str(error.detail)
+        allowed = api_methods(app, request.scope)
+        if allowed and request.method not in allowed and status in (404, 405):
+            status, message = 405, http.HTTPStatus(405).phrase
+        answer = _error(status, message)
+        if status == 405:
+            answer.headers["Allow"] = ", ".join(allowed or ["GET", "HEAD"])
+        return answer
 
-    @app.get("/api/games")
-    async def list_games() -> dict:
-        listed = []
-        for name in games.available():
-            kinds = []
-            for kind in [k for k in AGENT_KINDS if k.plays(name)]:
-                described = {"spec": kind.kind, "label": kind.label, "strength": None}
-                if kind.strength:
-                    described["strength"] = {
-                        "name": kind.strength.name,
-                        "min": kind.strength.minimum,
-                        "max": strongest(config, kind),
-                        "default": kind.strength.default_for(name),
-                    }
-                only = kind.only_settings
-                described["only_settings"] = None if only is None else only(name)
-                kinds.append(described)
-            listed.append(
-                {
-                    "name": name,
-                    "title": TITLES.get(name, name),
-                    "settings": games.settings_of(name),
-                    "agents": kinds,
-                    "solver": name == "connect_four",
-                }
-            )
-        return {"games": listed, "sides": list(SIDES)}
+    @app.get("/api/games", responses=contract.refusals({}))
+    async def list_games() -> contract.Catalogue:
+        return listed
 
-    @app.get("/api/stats")
-    async def stats() -> dict:
+    @app.get("/api/stats", responses=contract.refusals({}))
+    async def stats() -> contract.Stats:
         server.expire(time.monotonic())
         held = server.pool.batchers.values()
         return {
@@ -585,8 +699,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
             **server.pool.status(),
         }
 
-    @app.post("/api/sessions")
-    async def new_session(request: NewSession) -> dict:
+    async def new_session(request) -> contract.SessionView:
         server.check_room()  # before anything is built
         try:
             game = games.make(request.game, **request.settings)
@@ -610,39 +723,45 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
             reply = [] if request.human == "none" else await _agent_turns(entry)
             return view(session_id, entry, reply)
 
-    @app.get("/api/sessions/{session_id}")
-    async def get_session(session_id: str) -> dict:
+    # The body's model is this server's (its games, agents and bounds), made above.
+    new_session.__annotations__["request"] = session_body
+    app.post("/api/sessions", responses=contract.refusals(REFUSED_SESSION))(new_session)
+
+    @app.get("/api/sessions/{session_id}", responses=contract.refusals(UNKNOWN))
+    async def get_session(session_id: str) -> contract.SessionView:
         return view(session_id, server.entry(session_id))
 
-    @app.delete("/api/sessions/{session_id}")
-    async def end_session(session_id: str) -> dict:
+    @app.delete("/api/sessions/{session_id}", responses=contract.refusals(UNKNOWN))
+    async def end_session(session_id: str) -> contract.Deleted:
         server.entry(session_id)
         del server.sessions[session_id]
         return {"deleted": session_id}
 
-    @app.post("/api/sessions/{session_id}/moves")
-    async def move(session_id: str, request: Move) -> dict:
+    @app.post("/api/sessions/{session_id}/moves", responses=contract.refusals(REFUSED_MOVE))
+    async def move(session_id: str, request: contract.Move) -> contract.SessionView:
         entry = server.entry(session_id)
         async with entry.lock:
             entry.session.play(request.move)
             return view(session_id, entry, await _agent_turns(entry))
 
-    @app.post("/api/sessions/{session_id}/agent-move")
-    async def agent_move(session_id: str) -> dict:
+    @app.post(
+        "/api/sessions/{session_id}/agent-move", responses=contract.refusals(REFUSED_AGENT_MOVE)
+    )
+    async def agent_move(session_id: str) -> contract.SessionView:
         entry = server.entry(session_id)
         async with entry.lock:
             entry.session.check_agent_move()  # before the search
             return view(session_id, entry, await _agent_turns(entry))
 
-    @app.post("/api/sessions/{session_id}/undo")
-    async def undo(session_id: str) -> dict:
+    @app.post("/api/sessions/{session_id}/undo", responses=contract.refusals(REFUSED_UNDO))
+    async def undo(session_id: str) -> contract.SessionView:
         entry = server.entry(session_id)
         async with entry.lock:
             entry.session.undo()
             return view(session_id, entry)
 
-    @app.post("/api/sessions/{session_id}/hint")
-    async def hint(session_id: str) -> dict:
+    @app.post("/api/sessions/{session_id}/hint", responses=contract.refusals(REFUSED_HINT))
+    async def hint(session_id: str) -> contract.Reply:
         entry = server.entry(session_id)
         async with entry.lock:
             session = entry.session
@@ -650,14 +769,14 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
             computed = await entry.batcher.analyse(session.state)
             return _reply(session.analyse(computed), session.player)
 
-    @app.get("/api/sessions/{session_id}/verdicts")
-    async def verdicts(session_id: str) -> dict:
+    @app.get("/api/sessions/{session_id}/verdicts", responses=contract.refusals(REFUSED_VERDICTS))
+    async def verdicts(session_id: str) -> contract.Verdicts:
         entry = server.entry(session_id)
         session = entry.session
-        if not solvable(session.game):
+        if not solvable(session.game.name, dict(session.game.settings)):
             raise NoVerdicts(
                 "The solver gives verdicts for Connect Four with four in a row on "
-                "boards up to (rows + 1) * cols <= 64 only.",
+                "boards up to (rows + 1) * cols <= 64 and 4 <= cols <= 9 only.",
             )
         if session.over:
             return {"verdicts": {}, "reason": "the game is over"}

@@ -236,13 +236,19 @@ function draw() {
   $("hint").disabled = page.busy || view.over;
   $("step").hidden = view.human !== "none";
   $("step").textContent = page.autoplay ? "Pause" : view.over ? "Replay" : "Resume";
-  $("verdict-label").hidden = !gameInfoOf(view.game).solver;
+  $("verdict-label").hidden = !solverAnswers(view);
   if (document.activeElement !== $("moves")) $("moves").value = view.moves;
   showStatus();
 }
 
 function gameInfoOf(name) {
   return page.games.find((g) => g.name === name);
+}
+
+// Whether the solver gives verdicts for the session's game at its settings: the server's
+// catalogue lists the settings at which its verdicts route answers.
+function solverAnswers(view) {
+  return gameInfoOf(view.game).solver.some((settings) => sameSettings(settings, view.settings));
 }
 
 function showError(error) {
@@ -347,7 +353,7 @@ async function startAutoplay() {
 async function refreshVerdicts() {
   const view = page.view;
   $("verdict-status").textContent = "";
-  if (!$("verdicts").checked || !view || view.over || !gameInfoOf(view.game).solver) return;
+  if (!$("verdicts").checked || !view || view.over || !solverAnswers(view)) return;
   $("verdict-status").textContent = "Solving…";
   try {
     const answer = await api("GET", `/api/sessions/${view.id}/verdicts`);

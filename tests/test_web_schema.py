@@ -1,0 +1,182 @@
+"""The play server against its own OpenAPI schema: schemathesis, in process, every check.
+
+Schemathesis (``schemathesis run --checks all``, as a test) generates requests from
+``/api/openapi.json`` and checks each answer: no 5xx, only declared statuses, each body as
+declared, a request the schema admits is played and one it refuses is refused, 405 with
+``Allow``, and, following the links it infers between routes (a new session's ``id`` to
+its moves), that a deleted session is gone. Every check runs; none is left out.
+
+Bounded examples: the coverage phase sends each boundary and malformed value the schema
+has (some 1,700 requests, 460 of them new games at settings of their own: half a minute on
+two cores); the fuzzing phase ``MAX_EXAMPLES`` per route; the stateful run
+``STATEFUL_EXAMPLES`` sequences.
+
+The server: no warm-up, the ``random`` agent only (its searches compile in a moment), one
+batch size, room for every session and agent the run makes, and a small solver budget.
+The one rule the schema cannot state is mapped, not skipped: a body the schema admits keeps
+its ``moves`` (a new game's move list, a session's move) legal (``_legal``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import sys
+
+import jsonschema_rs
+import pydantic
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+
+from alphazero_jax import games
+from alphazero_jax.play import contract, web
+
+MAX_EXAMPLES = 15  # per route, fuzzing phase
+STATEFUL_EXAMPLES = 10  # scenarios of the stateful run, each a few linked requests
+
+CONFIG = web.ServerConfig(
+    warm_up=False,
+    batch_sizes=(1,),
+    agent_kinds=("random",),
+    max_sessions=100_000,
+    max_agents=100_000,
+    verdict_nodes=10_000,
+)
+SCHEMATHESIS = {"generation": {"max-examples": MAX_EXAMPLES}, "request-timeout": 60}
+
+
+# The app, and its schema as /api/openapi.json serves it. Its lifespan starts with a test's
+# first request and ends with the test (schemathesis's pytest plugin): each test starts the
+# server afresh.
+APP = web.create_app(CONFIG)
+schema = schemathesis.openapi.from_dict(
+    APP.openapi(), config=schemathesis.Config.from_dict(SCHEMATHESIS)
+)
+schema.app = APP  # requests go to the app in process, as schemathesis.openapi.from_asgi's do
+
+
+def _legal(case, app) -> None:
+    """A body the schema admits, with its moves made legal: a new game starts from the
+    start; a move is one of the session's legal moves (when it has one)."""
+    if case.meta is None or not case.meta.generation.mode.is_positive:
+        return
+    if not isinstance(case.body, dict):
+        return
+    if case.operation.path == "/api/sessions" and "moves" in case.body:
+        case.body["moves"] = ""
+    if case.operation.path.endswith("/moves"):
+        entry = app.state.server.sessions.get(case.path_parameters.get("session_id"))
+        legal = [] if entry is None else entry.session.legal_moves()
+        if legal and "move" in case.body:
+            case.body["move"] = legal[len(case.body["move"]) % len(legal)]
+
+
+@schema.parametrize()
+def test_every_route_answers_as_its_schema_says(case):
+    _legal(case, APP)
+    case.call_and_validate()
+
+
+def test_the_schema_is_the_one_the_server_serves():
+    from schemathesis.python import asgi
+
+    with asgi.get_client(APP) as client:
+        assert client.get("/api/openapi.json").json() == APP.openapi()
+
+
+def test_sequences_of_linked_requests_answer_as_the_schema_says():
+    class Linked(schema.as_state_machine()):
+        def before_call(self, case):
+            _legal(case, APP)
+
+    Linked.run(
+        settings=settings(
+            max_examples=STATEFUL_EXAMPLES,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            stateful_step_count=8,
+        )
+    )
+
+
+def test_every_check_runs():
+    from schemathesis.checks import CHECKS, load_all_checks
+
+    load_all_checks()
+    config = schema.config.checks_config_for()
+    names = CHECKS.get_all_names()
+    assert len(names) >= 14 and [n for n in names if not config.get_by_name(name=n).enabled] == []
+
+
+def test_the_spaces_an_agent_spec_may_have_are_those_strip_removes():
+    pattern = re.compile(f"[{contract.SPACES}]")
+    spaces = {chr(code) for code in range(sys.maxunicode + 1) if chr(code).isspace()}
+    assert {chr(c) for c in range(sys.maxunicode + 1) if pattern.fullmatch(chr(c))} == spaces
+
+
+@pytest.mark.parametrize(("low", "high"), [(0, 0), (0, 1024), (1, 6), (1, 1024), (3, 250)])
+def test_count_patterns_match_the_integers_in_range_and_no_others(low, high):
+    pattern = re.compile(contract.count_pattern(low, high))
+    for number in range(2000):
+        for text in (str(number), "00" + str(number)):
+            assert (pattern.fullmatch(text) is not None) == (low <= number <= high), text
+    assert pattern.fullmatch("") is None and pattern.fullmatch("+1") is None
+
+
+@pytest.mark.parametrize("name", games.available())
+def test_the_settings_the_schema_admits_are_those_make_accepts(name):
+    # Every combination of settings, each from one below its bounds to one above.
+    bounds = games.settings_of(name)
+    defaults = {key: bound["default"] for key, bound in bounds.items()}
+    regions = contract.setting_regions(name)
+    ranges = [range(b["min"] - 1, b["max"] + 2) for b in bounds.values()]
+    for values in itertools.product(*ranges):
+        settings = dict(zip(bounds, values))
+        assert contract.admits(regions, settings, defaults) == _accepted(name, settings), settings
+
+
+def _accepted(name: str, settings: dict[str, int]) -> bool:
+    try:
+        games.make(name, **settings)
+    except ValueError:
+        return False
+    return True
+
+
+SPECS = ["mcts", " mcts:5\t", "mcts:", "mcts:0", "mcts:1024", "mcts:1025", "mcts:007", "mcts:x"]
+SPECS += ["minimax:6", "minimax:7", "az:pretrained", "az:pretrained:0", "az:pretrained:x"]
+SPECS += ["solver", "solver:1", "greedy:path", "greedy:flips", "greedy", "greedy:", "random:3"]
+SPECS += ["az:my_run", "", "MCTS", "mcts 5", "\u2003random\u2003", "\ufeffrandom"]
+
+
+@pytest.mark.parametrize("name", games.available())
+def test_the_default_servers_schema_admits_the_agents_it_plays(name):
+    # Every agent kind, strength and simulations field against the settings each plays at
+    # (the shipped networks' and the solver's) and others: the schema admits a body exactly
+    # where the server's own checks (``NewSession``, ``games.make``, ``served_spec``) do.
+    config = web.ServerConfig()
+    schema_of_bodies = web.new_session_model(config).model_json_schema()
+    validator = jsonschema_rs.Draft202012Validator(schema_of_bodies)
+    kinds = [k for k in web.AGENT_KINDS if k.only_settings is not None]
+    shipped = [s for k in kinds if k.plays(name) for s in k.only_settings(name)]
+    other = {key: bound["min"] for key, bound in games.settings_of(name).items()}
+    for at, spec, simulations in itertools.product(
+        [{}, *shipped, other], SPECS, [None, 0, 1, 1024, 1025, 2.0, True]
+    ):
+        body = {"game": name, "settings": at, "agent": spec, "simulations": simulations}
+        assert validator.is_valid(body) == _served(config, body), body
+    assert validator.is_valid({"game": name}) == _served(config, {"game": name})
+
+
+def _served(config: web.ServerConfig, body: dict) -> bool:
+    try:
+        request = contract.NewSession.model_validate(body)
+        game = games.make(request.game, **request.settings)
+        settings = dict(game.settings)
+        web.served_spec(
+            config, request.agent, request.simulations, game=game.name, settings=settings
+        )
+    except (pydantic.ValidationError, ValueError):
+        return False
+    return True

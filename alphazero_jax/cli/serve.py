@@ -74,7 +74,13 @@ def main(argv: list[str]) -> None:
             "(no login, no encryption); use it on a network you trust.",
             flush=True,
         )
-    uvicorn.run(application, host=_HOST.value, port=_PORT.value, log_level="warning")
+    uvicorn.run(
+        application,
+        host=_HOST.value,
+        port=_PORT.value,
+        log_level="warning",
+        **web.uvicorn_options(application),  # slow request headers time out, as bodies do
+    )
 
 
 def run() -> None:

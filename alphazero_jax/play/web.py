@@ -61,7 +61,7 @@ from starlette.routing import Match
 
 from alphazero_jax import agents, games
 from alphazero_jax.agents import pretrained
-from alphazero_jax.play import batching, contract
+from alphazero_jax.play import batching, connections, contract
 from alphazero_jax.play.agent_pool import AgentPool, PoolFull
 from alphazero_jax.play.batching import Batcher
 from alphazero_jax.play.session import (
@@ -109,6 +109,9 @@ class ServerConfig:
       max_agents: agents (a game's settings, an agent and its strength) held at once with
         their compiled searches; an idle one makes room for a new one.
       body_seconds: a request body that has not arrived in this time is refused (408).
+      header_seconds: a request's headers that have not arrived in this time (after the
+        connection opened, or the answer before) get 408 and the connection closes
+        (``connections.py``: uvicorn alone never times them out; ``uvicorn_options``).
       agent_kinds: the kinds of ``AGENT_KINDS`` the server plays (e.g. ``("random",
         "greedy")``); None: every one.
     """
@@ -124,6 +127,7 @@ class ServerConfig:
     warm_up: bool = False
     max_agents: int = 32
     body_seconds: float = 10.0
+    header_seconds: float = 10.0
     agent_kinds: tuple[str, ...] | None = None
 
     def __post_init__(self):
@@ -137,10 +141,10 @@ class ServerConfig:
                 "Expected max_sessions >= 1, idle_seconds > 0 and max_body_bytes >= 1024, got "
                 f"{self.max_sessions}, {self.idle_seconds}, {self.max_body_bytes}."
             )
-        if self.max_agents < 1 or self.body_seconds <= 0:
+        if self.max_agents < 1 or self.body_seconds <= 0 or self.header_seconds <= 0:
             raise ValueError(
-                "Expected max_agents >= 1 and body_seconds > 0, got "
-                f"{self.max_agents}, {self.body_seconds}."
+                "Expected max_agents >= 1, body_seconds > 0 and header_seconds > 0, got "
+                f"{self.max_agents}, {self.body_seconds}, {self.header_seconds}."
             )
         known = [kind.kind for kind in AGENT_KINDS]
         if self.agent_kinds is not None and not set(self.agent_kinds) <= set(known):
@@ -628,6 +632,12 @@ REFUSED_AGENT_MOVE = {**UNKNOWN, 409: "The game is over, or it is the human's tu
 REFUSED_UNDO = {**UNKNOWN, 409: "No move of the human's to take back."}
 REFUSED_HINT = {**UNKNOWN, 409: "The game is over."}
 REFUSED_VERDICTS = {**UNKNOWN, 409: "The solver gives no verdicts for this game's settings."}
+
+
+def uvicorn_options(app: fastapi.FastAPI) -> dict[str, Any]:
+    """The keyword arguments ``uvicorn.run(app, ...)`` takes beside the address, that
+    bound connections as the app's ``ServerConfig`` says (``connections.py``)."""
+    return connections.uvicorn_options(header_seconds=app.state.server.config.header_seconds)
 
 
 def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:

@@ -378,8 +378,8 @@ def _walk(dotted: str) -> str | None:
     parts = dotted.split(".")
     end = max(i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in module_files())
     module, names = ".".join(parts[:end]), parts[end:]
-    if module.split(".")[0] == "experiments":
-        return _walk_source(module, names)
+    if module.split(".")[0] == "experiments" or module.startswith("alphazero_jax.cli"):
+        return _walk_source(module, names)  # importing them defines flags, once a process
     owner, where = importlib.import_module(module), module
     for name in names:
         if not hasattr(owner, name):

@@ -25,7 +25,7 @@ import pytest
 from alphazero_jax import agents, games
 from alphazero_jax.play import batching, web
 from alphazero_jax.play import session as play_session
-from alphazero_jax.play.agent_pool import AgentPool, PoolFull
+from alphazero_jax.play.agent_pool import AgentPool, NewAgentTurns, PoolFull
 from alphazero_jax.play.compiler import Compiler
 from alphazero_jax.solvers import connect_four as solver
 from alphazero_jax.solvers import opening_book
@@ -337,26 +337,33 @@ def test_solver_verdicts_per_column(client):
 
 
 def test_the_catalogue_offers_verdicts_exactly_where_the_verdicts_route_answers():
-    # Every Connect Four setting make accepts (189), in a game against random: the verdicts
-    # route answers (200) at the settings the catalogue lists, and refuses (409) elsewhere.
+    # Every Connect Four setting make accepts (189): the verdicts route answers (200) at the
+    # settings the catalogue lists, and refuses (409) elsewhere. A real game at a few of
+    # them; at all of them, a session of the game's start that is only what the route reads
+    # (a real one compiles its game's programs: a minute for all on two cores).
     config = web.ServerConfig(agent_kinds=("random",), batch_sizes=(1,), verdict_nodes=1000)
     with TestClient(web.create_app(config)) as client:
         listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
         offered, bounds = listed["connect_four"]["solver"], listed["connect_four"]["settings"]
-        answered, played = [], 0
+        answered, made = [], 0
         for values in itertools.product(*(range(b["min"], b["max"] + 1) for b in bounds.values())):
             settings = dict(zip(bounds, values))
-            body = {"game": "connect_four", "settings": settings, "agent": "random"}
-            view = client.post("/api/sessions", json=body)
-            if view.status_code == 422:  # connect more than min(rows, cols)
+            try:
+                game = games.make("connect_four", **settings)
+            except ValueError:  # connect more than min(rows, cols)
                 continue
-            played += 1
-            verdicts = client.get(f"/api/sessions/{view.json()['id']}/verdicts")
+            made += 1
+            start = mock.Mock(game=game, over=False, moves_text=lambda: "")
+            client.app.state.server.sessions["s"] = web.Entry(start, None, None, time.monotonic())
+            verdicts = client.get("/api/sessions/s/verdicts")
             assert verdicts.status_code in (200, 409), verdicts.text
             if verdicts.status_code == 200:
                 answered.append(settings)
-            client.delete(f"/api/sessions/{view.json()['id']}")
-    assert played == 189 and answered == offered
+        assert made == 189 and answered == offered
+        for settings in ({"rows": 6}, {"rows": 7, "cols": 8}, {"rows": 8, "cols": 8}, {}):
+            view = new(client, game="connect_four", settings=settings)
+            verdicts = client.get(f"/api/sessions/{view['id']}/verdicts")
+            assert (verdicts.status_code == 200) == (view["settings"] in offered)
     # Four in a row, 4 <= cols <= 9 and (rows + 1) * cols <= 64 (one bitboard): 32 boards.
     assert len(offered) == 32 and {"rows": 7, "cols": 8, "connect": 4} in offered
     assert {"rows": 8, "cols": 8, "connect": 4} not in offered
@@ -591,6 +598,53 @@ def test_idle_agents_make_room_and_agents_in_play_are_kept():
         shown = {agent["agent"]: agent for agent in stats["agents"]}
         assert shown["random"]["ready"] == [1] and shown["greedy"]["ready"] == []
         assert shown["random"]["settings"] == {"rows": 3, "cols": 3, "connect": 3}
+
+
+def test_new_agent_turns_come_at_the_rate_after_a_burst():
+    # Hand-worked: 3 at once, then one every 10 s; a turn taken is never given back; a
+    # client whose bucket has filled again starts afresh; each client has its own.
+    now = [0.0]
+    turns = NewAgentTurns(per_minute=6, burst=3, clock=lambda: now[0])
+    assert [turns.reserve("a") for _ in range(5)] == [0, 0, 0, 10, 20]
+    assert turns.reserve("b") == 0
+    now[0] = 25.0
+    assert turns.reserve("a") == 5  # its turns are due at 30, 40, 50: the next at 30
+    now[0] = 100.0
+    assert [turns.reserve("a") for _ in range(4)] == [0, 0, 0, 10]
+
+
+def test_a_client_beyond_its_rate_of_new_agents_waits_its_turn_and_no_one_else_does():
+    # One new agent every 2 s after 2 at once. Client A asks for 4 new strengths at once
+    # (mcts, built only: the human moves first); client B, at the same moment, for one.
+    # A's 3rd comes 2 s later and its 4th 4 s later, waiting meanwhile (not refused); B's
+    # comes before A's 3rd: it waits for none of A's turns.
+    config = web.ServerConfig(new_agents_per_minute=30, new_agents_burst=2, batch_sizes=(1,))
+    app = web.create_app(config)
+
+    def client(host):
+        transport = httpx.ASGITransport(app, client=(host, 1234))
+        return httpx.AsyncClient(transport=transport, base_url="http://play")
+
+    async def session(http, spec, started):
+        body = {"game": "tic_tac_toe", "agent": spec, "human": "first"}
+        response = await http.post("/api/sessions", json=body)
+        assert response.status_code == 200, response.text
+        return time.monotonic() - started
+
+    async def run():
+        async with app.router.lifespan_context(app), client("10.0.0.1") as a:
+            async with client("10.0.0.2") as b:
+                started = time.monotonic()
+                asking = [session(a, f"mcts:{n}", started) for n in (1, 2, 3, 4)]
+                done = asyncio.gather(*asking, session(b, "mcts:5", started))
+                await asyncio.sleep(0.5)
+                waiting = (await b.get("/api/stats")).json()["new_agents_waiting"]
+                return await done, waiting
+
+    (*a_times, b_time), waiting = asyncio.run(run())
+    assert waiting == 2  # A's 3rd and 4th
+    assert a_times[2] >= 2.0 and a_times[3] >= 4.0
+    assert b_time < a_times[2] and max(a_times[:2]) < a_times[2]
 
 
 def test_an_agent_asked_for_by_many_at_once_is_built_once():

@@ -35,6 +35,13 @@ _BATCH_SIZES = flags.DEFINE_list(
     "Batch sizes of the agents' searches, ascending; 1: one position at a time. Default: "
     "1,2,4,8 on a CPU, 1,2,4,...,64 on an accelerator.",
 )
+_NEW_AGENTS = flags.DEFINE_float(
+    "new_agents_per_minute",
+    6.0,
+    "New agents (game settings or a strength no one plays now: compiles) each client may "
+    "have built a minute, after 3 at once; one that asks for more waits its turn, holding up "
+    "no one else. 0: no bound.",
+)
 _WARM_UP = flags.DEFINE_bool(
     "warm_up", True, "Compile the shipped agents' searches before the first game asks."
 )
@@ -53,6 +60,7 @@ def config():
         batch_sizes=tuple(int(size) for size in sizes) or None,
         warm_up=_WARM_UP.value,
         max_agents=_MAX_AGENTS.value,
+        new_agents_per_minute=_NEW_AGENTS.value or None,
     )
 
 

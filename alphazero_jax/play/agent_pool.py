@@ -7,7 +7,8 @@ has no search waiting, and when every agent held is in play the new one is refus
 (``PoolFull``) until a game ends or expires. Agents compiled by the warm-up are kept.
 All the pool's compiles share one ``Compiler``. Beside each agent's ``Batcher`` the pool
 holds the ``session.Programs`` its games run, so that a new game compiles nothing; both
-go when the agent is evicted.
+go when the agent is evicted. ``NewAgentTurns`` paces each client's new agents (the server
+asks it before ``get`` builds one).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import time
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -27,6 +29,46 @@ from alphazero_jax.types import Game, State
 
 class PoolFull(Exception):
     """Every agent held is in play, and the pool holds as many as it may."""
+
+
+class NewAgentTurns:
+    """Each client's turns to have a new agent built (and compiled): ``burst`` at once, then
+    one every ``60 / per_minute`` seconds. A client that asks for more waits for its turn
+    (its own request only: nothing is held meanwhile), so that one client cycling through
+    strengths or settings keeps the compile threads busy at that rate at most.
+
+    A token bucket per client (as GCRA: each client's next free turn), forgotten once full.
+    """
+
+    def __init__(
+        self, *, per_minute: float, burst: int, clock: Callable[[], float] = time.monotonic
+    ):
+        if per_minute <= 0 or burst < 1:
+            raise ValueError(f"Expected per_minute > 0 and burst >= 1, got {per_minute}, {burst}.")
+        self.interval, self.burst, self.clock = 60.0 / per_minute, burst, clock
+        self._due: dict[str, float] = {}  # client -> when its bucket is full again
+        self.waiting = 0  # requests waiting for their turn now
+
+    def reserve(self, client: str) -> float:
+        """Takes ``client``'s next turn; returns the seconds until it comes (0: now)."""
+        now = self.clock()
+        if len(self._due) > 1024:  # clients whose bucket has filled again
+            self._due = {c: due for c, due in self._due.items() if due > now}
+        due = max(self._due.get(client, now), now)
+        start = max(now, due - (self.burst - 1) * self.interval)
+        self._due[client] = due + self.interval
+        return start - now
+
+    async def turn(self, client: str) -> None:
+        """Returns when ``client`` may have a new agent: at once within its rate, else when
+        its turn comes."""
+        wait = self.reserve(client)
+        if wait > 0:
+            self.waiting += 1
+            try:
+                await asyncio.sleep(wait)
+            finally:
+                self.waiting -= 1
 
 
 class AgentPool:
@@ -61,6 +103,10 @@ class AgentPool:
         self._building: dict[tuple[Game, str], asyncio.Future] = {}
         self._closing: set[asyncio.Future] = set()  # evicted batchers stopping
         self.evicted = 0
+
+    def holds(self, game: Game, spec: str) -> bool:
+        """Whether the agent is held or being built (``get`` builds nothing new)."""
+        return (game, spec) in self.batchers or (game, spec) in self._building
 
     async def get(self, game: Game, spec: str, *, in_use: Collection[Batcher] = ()) -> Batcher:
         """The ``Batcher`` of ``spec`` for ``game``, built when it is not held.

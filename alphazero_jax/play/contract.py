@@ -192,6 +192,7 @@ class Stats(BaseModel):
     agents: list[HeldAgent]
     max_agents: int
     evicted: int
+    new_agents_waiting: int = Field(description="Requests waiting for their client's turn.")
 
 
 # -- refusals ------------------------------------------------------------------------------

@@ -26,14 +26,25 @@ Bad input gets a 4xx answer ``{"error": "..."}`` that says what was expected, an
 the session as it was; the status comes from the error's type (``STATUS``), and each route
 declares in the schema the ones it can answer. A method a path does not answer gets 405
 with the methods it does in ``Allow``. The catalogue's ``solver`` lists the settings at
-which the verdicts route answers (``solvable``, which the route asks too). Sessions
-expire after ``idle_seconds`` without a request and at most ``max_sessions`` exist at once;
-the limit is checked before anything is built. Agents are the interactive kinds of
-``agents.KINDS`` (no file of the user's, a move within seconds), with bounded strengths,
-each for the games it plays. The searches of all sessions that play the same agent
-are batched (``batching.Batcher``); at most ``max_agents`` agents are held
-(``agent_pool.AgentPool``), and their compiles run on threads of their own
-(``compiler.Compiler``): a new strength waits for one compile and holds up no one else.
+which the verdicts route answers (``solvable``, which the route asks too). Agents are the
+interactive kinds of ``agents.KINDS`` (no file of the user's, a move within seconds), each
+for the games it plays. The searches of all sessions that play the same agent are batched
+(``batching.Batcher``), and compiles run on threads of their own (``compiler.Compiler``): a
+new strength waits for one compile and holds up no one else.
+
+What a client can make the server hold or do is bounded (``ServerConfig``):
+
+- sessions: at most ``max_sessions`` (503 beyond, checked before anything is built), each
+  dropped after ``idle_seconds`` without a request;
+- agents: a strength of at most ``max_simulations`` simulations or ``max_depth`` plies; at
+  most ``max_agents`` agents held (each a game's settings, a kind and a strength: the
+  settings x strengths a server compiles for), each with one compiled search per batch
+  size; an idle one makes room for a new one, else 503 (``agent_pool.AgentPool``);
+- compiles: each client has new agents built at ``new_agents_per_minute`` after
+  ``new_agents_burst`` at once; beyond, its request waits its turn (``NewAgentTurns``);
+- requests: headers within ``header_seconds`` and bodies within ``body_seconds`` (408),
+  bodies of at most ``max_body_bytes`` (413), headers of at most 16 KiB (uvicorn);
+- verdicts: ``verdict_nodes`` of the solver's search per request, on one thread.
 """
 
 from __future__ import annotations
@@ -62,7 +73,7 @@ from starlette.routing import Match
 from alphazero_jax import agents, games
 from alphazero_jax.agents import pretrained
 from alphazero_jax.play import batching, connections, contract
-from alphazero_jax.play.agent_pool import AgentPool, PoolFull
+from alphazero_jax.play.agent_pool import AgentPool, NewAgentTurns, PoolFull
 from alphazero_jax.play.batching import Batcher
 from alphazero_jax.play.session import (
     SIDES,
@@ -109,6 +120,12 @@ class ServerConfig:
       max_agents: agents (a game's settings, an agent and its strength) held at once with
         their compiled searches; an idle one makes room for a new one.
       body_seconds: a request body that has not arrived in this time is refused (408).
+      new_agents_per_minute, new_agents_burst: each client (by its address) may have
+        ``new_agents_burst`` new agents (a game's settings or a strength no one plays now:
+        compiles) built at once, then one every ``60 / new_agents_per_minute`` s; a client
+        that asks for more waits for its turn, and no other client waits for it
+        (``agent_pool.NewAgentTurns``). None (the library's default): no bound;
+        ``alphazero-serve`` bounds it to 6 a minute. Behind a proxy, its clients share one.
       header_seconds: a request's headers that have not arrived in this time (after the
         connection opened, or the answer before) get 408 and the connection closes
         (``connections.py``: uvicorn alone never times them out; ``uvicorn_options``).
@@ -128,6 +145,8 @@ class ServerConfig:
     max_agents: int = 32
     body_seconds: float = 10.0
     header_seconds: float = 10.0
+    new_agents_per_minute: float | None = None
+    new_agents_burst: int = 3
     agent_kinds: tuple[str, ...] | None = None
 
     def __post_init__(self):
@@ -145,6 +164,12 @@ class ServerConfig:
             raise ValueError(
                 "Expected max_agents >= 1, body_seconds > 0 and header_seconds > 0, got "
                 f"{self.max_agents}, {self.body_seconds}, {self.header_seconds}."
+            )
+        rate, burst = self.new_agents_per_minute, self.new_agents_burst
+        if (rate is not None and rate <= 0) or burst < 1:
+            raise ValueError(
+                "Expected new_agents_per_minute > 0 (or None) and new_agents_burst >= 1, got "
+                f"{rate}, {burst}."
             )
         known = [kind.kind for kind in AGENT_KINDS]
         if self.agent_kinds is not None and not set(self.agent_kinds) <= set(known):
@@ -292,6 +317,11 @@ class Server:
             wait=config.batch_wait,
             label_fn=describe,
         )
+        self.turns = None
+        if config.new_agents_per_minute is not None:
+            self.turns = NewAgentTurns(
+                per_minute=config.new_agents_per_minute, burst=config.new_agents_burst
+            )
         self.solver_lock = asyncio.Lock()
         # The verdicts' searches run on this one thread, with its transposition table (the
         # solver keeps one per thread), warm from the last request.
@@ -299,9 +329,12 @@ class Server:
         self.warm = not config.warm_up  # True once the warm-up compiled everything
         self.closed = False
 
-    async def batcher(self, game: Game, spec: str) -> Batcher:
+    async def batcher(self, game: Game, spec: str, *, client: str | None = None) -> Batcher:
         """The agent's ``Batcher``; BadRequest for a spec the game refuses, PoolFull when
-        every agent the server may hold is in play."""
+        every agent the server may hold is in play. A new agent asked for by ``client``
+        comes in its turn (``NewAgentTurns``)."""
+        if client is not None and self.turns is not None and not self.pool.holds(game, spec):
+            await self.turns.turn(client)
         try:
             return await self.pool.get(
                 game, spec, in_use=[entry.batcher for entry in self.sessions.values()]
@@ -707,9 +740,10 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
             "batches": sum(b.batches for b in held),
             "positions": sum(b.positions for b in held),
             **server.pool.status(),
+            "new_agents_waiting": 0 if server.turns is None else server.turns.waiting,
         }
 
-    async def new_session(request) -> contract.SessionView:
+    async def new_session(request, http: fastapi.Request) -> contract.SessionView:
         server.check_room()  # before anything is built
         try:
             game = games.make(request.game, **request.settings)
@@ -718,7 +752,8 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
         spec = served_spec(
             config, request.agent, request.simulations, game=game.name, settings=dict(game.settings)
         )
-        batcher = await server.batcher(game, spec)
+        client = None if http.client is None else http.client.host
+        batcher = await server.batcher(game, spec, client=client)
         programs = server.pool.programs[game, spec]  # held with the batcher: no compile
         session = PlaySession(game, batcher.agent, human=request.human, programs=programs)
         try:

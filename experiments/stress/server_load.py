@@ -173,7 +173,9 @@ async def _new_strength() -> dict:
 
 async def _mixed() -> dict:
     strengths = [f"{DEFAULT}:{int(s)}" for s in _STRENGTHS.value]
-    server = simulated_players.Server(_cache_arguments())
+    # Every simulated player connects from 127.0.0.1, one client to the server's rate of new
+    # agents: each strength's first player may not wait its turn.
+    server = simulated_players.Server([*_cache_arguments(), "--new_agents_per_minute=0"])
     try:
         async with simulated_players.client_for(server, _SESSIONS.value) as client:
             await server.wait(client, warm=True)

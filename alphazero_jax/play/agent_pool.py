@@ -23,8 +23,9 @@ from typing import Any
 from alphazero_jax import agents
 from alphazero_jax.play.batching import Batcher
 from alphazero_jax.play.compiler import Compiler
+from alphazero_jax.play.executables import SearchStore
 from alphazero_jax.play.session import Programs, make_programs
-from alphazero_jax.types import Game, State
+from alphazero_jax.types import Game
 
 
 class PoolFull(Exception):
@@ -178,16 +179,27 @@ class AgentPool:
             closing.add_done_callback(self._closing.discard)
             self.evicted += 1
 
-    async def warm_up(self, wanted: Sequence[tuple[Game, str, State]]) -> None:
+    async def warm_up(self, wanted: Sequence[tuple[Game, str, Any]]) -> None:
         """Compiles each ``(game, spec, example position)`` agent for every batch size, the
-        smallest size of every agent first, in the background, and keeps these agents."""
+        smallest size of every agent first (each as soon as its agent is built, while the
+        next one is), in the background, and keeps these agents. An example may be a
+        function that returns one, called only for a search that is not on disk: the
+        warm-up's searches are kept there (``SearchStore``), so that a second start
+        loads them."""
         self.warm_up_total = len(wanted) * len(self.sizes)
+        self.warm_up_jobs = []
+        store = SearchStore.beside_jax_cache()
         batchers = []
         for game, spec, example in wanted:
-            batchers.append((await self.get(game, spec), example))
+            batcher = await self.get(game, spec)
+            batcher.store, batcher.program = store, f"{game.name} {game.settings} {spec}"
             self.kept.add((game, spec))
-        self.warm_up_jobs = [
-            batcher.compile(size, example) for size in self.sizes for batcher, example in batchers
+            self.warm_up_jobs.append(batcher.compile(self.sizes[0], example))
+            batchers.append((batcher, example))
+        self.warm_up_jobs += [
+            batcher.compile(size, example)
+            for size in self.sizes[1:]
+            for batcher, example in batchers
         ]
         jobs = [asyncio.wrap_future(job) for job in self.warm_up_jobs]
         await asyncio.gather(*jobs, return_exceptions=True)  # a failed one: retried when used

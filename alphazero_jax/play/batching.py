@@ -25,6 +25,7 @@ import jax
 import numpy as np
 
 from alphazero_jax.play.compiler import Compiler
+from alphazero_jax.play.executables import SearchStore
 from alphazero_jax.play.session import analysis_fn
 from alphazero_jax.types import Agent, Analysis, State
 
@@ -93,6 +94,10 @@ class Batcher:
       seed: the agents' randomness; each batch gets its own key.
       compiler: where its sizes compile (shared by a server's batchers); None: its own.
       label: how the compiler's status names it; None: the agent's name.
+
+    Attributes:
+      store, program: where its searches are kept traced on disk, and under what name (its
+        game, settings and spec: ``executables.SearchStore.key``); None: not kept.
     """
 
     def __init__(
@@ -117,6 +122,8 @@ class Batcher:
         self._queue: asyncio.Queue | None = None
         self._worker: asyncio.Task | None = None
         self._busy = False  # a batch is being searched, or waits for its compile
+        self.store: SearchStore | None = None
+        self.program: str | None = None
         self.batches = 0  # device calls made so far
         self.positions = 0  # positions searched so far
 
@@ -136,11 +143,12 @@ class Batcher:
         return self._queue is None or (self._queue.empty() and not self._busy)
 
     def compile(
-        self, size: int, example: State, *, urgent: bool = False
+        self, size: int, example: State | Callable[[], State], *, urgent: bool = False
     ) -> concurrent.futures.Future:
         """Queues the compile of batches of ``size`` (positions shaped as ``example``, an
-        unbatched state) unless it is done or queued; ``urgent`` moves it ahead of the
-        background work. Returns its ``concurrent.futures.Future``."""
+        unbatched state or its shapes, or a function that returns one: called only when
+        the search is not in the ``store``) unless it is done or queued; ``urgent`` moves
+        it ahead of the background work. Returns its ``concurrent.futures.Future``."""
         if size not in self.sizes:
             raise ValueError(f"Expected one of the batch sizes {self.sizes}, got {size}.")
         future = self._compiling.get(size)
@@ -160,9 +168,18 @@ class Batcher:
         background; returns their futures."""
         return [self.compile(size, example) for size in self.sizes]
 
-    def _compile(self, size: int, example: State) -> None:
-        states = stack([example], size)
-        lowered = self._search.lower(self.agent.params, self._key, states)
+    def _compile(self, size: int, example: State | Callable[[], State]) -> None:
+        def states() -> State:  # shapes of a batch of ``size`` positions like ``example``
+            one = example() if callable(example) else example
+            return jax.tree.map(lambda x: jax.ShapeDtypeStruct((size, *np.shape(x)), x.dtype), one)
+
+        store, params = self.store, self.agent.params
+        if store is not None and self.program is not None:
+            key = store.key(self.program, params, size)
+            with contextlib.suppress(Exception):  # a search that cannot be exported: below
+                self._compiled[size] = store.compiled(key, self._search, params, self._key, states)
+                return
+        lowered = self._search.lower(self.agent.params, self._key, states())
         self._compiled[size] = lowered.compile()
 
     async def analyse(self, state: State) -> Analysis:

@@ -54,6 +54,7 @@ import collections
 import concurrent.futures
 import contextlib
 import dataclasses
+import functools
 import http
 import itertools
 import json
@@ -367,7 +368,8 @@ class Server:
 
     def warm_up_agents(self) -> list[tuple[Game, str, Any]]:
         """The agents the warm-up compiles: each shipped network at its default strength,
-        with its game's start position."""
+        with the shapes of its game's start position (traced only if needed: seconds for
+        Quoridor)."""
         served = served_kinds(self.config)
         shipped = next((k for k in served if k.kind == f"az:{pretrained.SPEC_NAME}"), None)
         wanted = []
@@ -377,7 +379,7 @@ class Server:
             spec = f"{shipped.kind}:{shipped.strength.default_for(name)}"
             for settings in shipped.only_settings(name):
                 game = games.make(name, **settings)
-                wanted.append((game, spec, game.init(jax.random.key(0))))
+                wanted.append((game, spec, _start_shapes(game)))
         return wanted
 
     async def warm_up(self) -> None:
@@ -395,6 +397,11 @@ class Server:
         self.closed = True
         await self.pool.close()
         self.solver_thread.shutdown(wait=False, cancel_futures=True)
+
+
+def _start_shapes(game: Game) -> Callable[[], Any]:
+    """A function that returns the shapes of ``game``'s start position, traced once."""
+    return functools.cache(lambda: jax.eval_shape(game.init, jax.random.key(0)))
 
 
 def describe(game: Game, spec: str) -> str:

@@ -23,6 +23,7 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver import ActionChains  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
@@ -48,10 +49,13 @@ def app():
 def url(app):
     import uvicorn
 
+    from alphazero_jax.play import web
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    options = web.uvicorn_options(app)  # as alphazero-serve runs it
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -190,6 +194,24 @@ def test_connect_four_as_second_player(driver, url, tmp_path):
     )
     assert _moves(driver) == PONS_POSITION
     _shot(driver, "connect_four.png", tmp_path)
+
+
+def test_the_solver_is_offered_on_the_boards_where_it_answers(driver, url):
+    # The catalogue lists the boards the verdicts route answers at: 6x7 and 7x8, not 8x8
+    # ((rows + 1) * cols > 64), where the page offered verdicts the server then refused.
+    _start(driver, url, "connect_four", "first")
+    assert driver.find_element(By.ID, "verdict-label").is_displayed()
+    for rows, cols, offered in [(8, 8, False), (7, 8, True)]:
+        for name, value in (("rows", rows), ("cols", cols)):
+            box = driver.find_element(By.CSS_SELECTOR, f'#settings input[name="{name}"]')
+            box.clear()
+            box.send_keys(str(value), Keys.TAB)
+        driver.find_element(By.ID, "new-game").click()
+        WebDriverWait(driver, WAIT_SECONDS).until(
+            lambda d, n=rows * cols: len(d.find_elements(By.CSS_SELECTOR, ".c4-slot")) == n
+        )
+        _wait_settled(driver)
+        assert driver.find_element(By.ID, "verdict-label").is_displayed() == offered
 
 
 def test_tic_tac_toe_as_second_player_with_a_hint(driver, url, tmp_path):

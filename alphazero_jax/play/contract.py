@@ -197,9 +197,11 @@ class Stats(BaseModel):
 
 # -- refusals ------------------------------------------------------------------------------
 
-# Every route: the body limits of ``web._BodyLimit`` come before any route.
+# Every route: the time limits of a request (``connections.py``: its headers; and
+# ``web._BodyLimit``: its body) and the body's size come before any route.
 BODY_LIMITS = {
-    408: "The request body did not arrive within the server's body_seconds.",
+    408: "The request's headers or body did not arrive within the server's header_seconds "
+    "or body_seconds.",
     413: "The request body is larger than the server's max_body_bytes.",
 }
 

@@ -39,6 +39,7 @@ def budget_bytes() -> int:
     return int(total * BUDGET_SHARE)
 
 
+@functools.cache  # a Game is one object per settings (games.make), and tracing init costs
 def state_bytes(game: Game) -> int:
     """The bytes of one of ``game``'s States (without building one)."""
     shapes = jax.eval_shape(game.init, jax.random.key(0))

@@ -52,6 +52,29 @@ def test_find_kind__takes_the_longest_kind():
     assert agents.find_kind("greedyy") is None
 
 
+def test_agent_kind_spec__is_the_kind_then_its_strength_or_the_games_default():
+    def parse(game, spec, argument):
+        raise NotImplementedError
+
+    recorded = {"connect_four": 32}.get  # as a shipped agent.json records its simulations
+    searched = agents.AgentKind(
+        "deep", "deep:<depth>", "Deep", "", parse, strength=agents.Strength("depth", 1, 4, recorded)
+    )
+    assert searched.spec(7) == "deep:7" and searched.spec(1) == "deep:1"
+    assert searched.spec() == "deep:4" and searched.spec(game="othello") == "deep:4"
+    assert searched.spec(game="connect_four") == "deep:32"
+    assert searched.spec(5, game="connect_four") == "deep:5"
+    with pytest.raises(ValueError, match="expected an integer >= 1, got 0"):
+        searched.spec(0)
+    plain = agents.AgentKind("plain", "plain", "Plain", "", parse)
+    assert plain.spec() == "plain" and plain.spec(game="othello") == "plain"
+    with pytest.raises(ValueError, match="takes no strength"):
+        plain.spec(3)
+    assert agents.find_kind("minimax")[0].spec() == "minimax:4"  # Strength("depth", 1, 4)
+    assert agents.find_kind("mcts")[0].spec(50) == "mcts:50"
+    assert agents.find_kind("greedy:flips")[0].spec() == "greedy:flips"
+
+
 def test_web_catalogue__lists_the_interactive_kinds_of_each_game():
     with TestClient(web.create_app(web.ServerConfig())) as client:
         listed = client.get("/api/games").json()["games"]

@@ -71,6 +71,26 @@ class AgentKind:
         """Whether it plays the game named ``game``."""
         return self.games is None or game in self.games
 
+    def spec(self, strength: int | None = None, *, game: str | None = None) -> str:
+        """The spec of this kind at ``strength``: the kind alone when it has no strength,
+        else ``<kind>:<strength>``, by default its strength's ``default_for(game)``.
+
+        Raises:
+          ValueError: a strength for a kind that has none, or one below its minimum.
+        """
+        if self.strength is None:
+            if strength is not None:
+                raise ValueError(f"Agent kind {self.kind!r} takes no strength, got {strength}.")
+            return self.kind
+        if strength is None:
+            strength = self.strength.default_for(game)
+        elif strength < self.strength.minimum:
+            raise ValueError(
+                f"{self.strength.name} of {self.kind}: expected an integer >= "
+                f"{self.strength.minimum}, got {strength}."
+            )
+        return f"{self.kind}:{strength}"
+
 
 def count(spec: str, text: str, *, minimum: int) -> int:
     """The count ``text`` after a spec's colon; SpecError unless an integer >= ``minimum``."""

@@ -270,19 +270,19 @@ def served_spec(
     if strength is None:
         if argument or simulations is not None:
             raise BadRequest(f"agent {name!r} takes no strength, got {spec!r}.")
-        return name
+        return kind.spec()
     if simulations is not None:
         if strength.name != "simulations":
             raise BadRequest(f"simulations: {name} has a {strength.name}, not simulations.")
         argument = str(simulations)
     low, high = strength.minimum, strongest(config, kind)
     if not argument:
-        return f"{name}:{strength.default_for(game)}"
+        return kind.spec(game=game)
     if not (argument.isascii() and argument.isdigit() and low <= int(argument) <= high):
         raise BadRequest(
             f"{strength.name} of {name}: expected an integer in [{low}, {high}], got {argument!r}.",
         )
-    return f"{name}:{int(argument)}"
+    return kind.spec(int(argument))
 
 
 # -- sessions ------------------------------------------------------------------------------
@@ -376,7 +376,7 @@ class Server:
         if shipped is None:
             return wanted
         for name in games.available():
-            spec = f"{shipped.kind}:{shipped.strength.default_for(name)}"
+            spec = shipped.spec(game=name)
             for settings in shipped.only_settings(name):
                 game = games.make(name, **settings)
                 wanted.append((game, spec, _start_shapes(game)))

@@ -99,7 +99,7 @@ test-fast: lint browser
 	$(BIN)/pytest $(PYTEST_ARGS) -m "not slow"
 
 bench: $(VENV)/.installed-bench-$(ACCEL)
-	$(BIN)/python -m experiments.benchmark games
+	$(BIN)/python -m experiments.benchmarks.games
 
 # The site: MyST pages, the configuration reference and the API generated from the package,
 # the notebooks as saved (docs/conf.py). The same build as tests/test_docs.py's.

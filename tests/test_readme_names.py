@@ -226,17 +226,67 @@ def _imported_modules(name: str) -> set[str]:
 
 def _defined_flags(module: str) -> dict[str, str]:
     """``flag -> kind`` (``bool``, ``config`` or ``value``) of the ``DEFINE_*`` calls that
-    importing ``module`` runs."""
+    importing ``module`` runs, also those inside a function of ours that it calls then
+    (``common.define_rounds(3)``: a flag several entry points share, defined once)."""
     defined = {}
     for node in _import_time_nodes(_tree(module_files()[module])):
         if not isinstance(node, ast.Call):
             continue
-        function = node.func.attr if isinstance(node.func, ast.Attribute) else None
-        function = function or (node.func.id if isinstance(node.func, ast.Name) else "")
         if _is_config_flag_define(node):  # alphazero_jax/cli/config_flag.py's define
             names = [a.value for a in node.args[:1] if isinstance(a, ast.Constant)]
             defined[(names or ["config"])[0]] = "config"
             continue
+        definer = _flag_definer(module, node)
+        calls = [node] if definer is None else _calls_in(definer)
+        defined |= _define_calls(module, calls)
+    return defined
+
+
+def _module_aliases(module: str) -> dict[str, str]:
+    """``name -> module of ours`` of the imports that run when ``module`` is imported."""
+    aliases = {}
+    for node in _import_time_nodes(_tree(module_files()[module])):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = alias.name
+    return {name: found for name, found in aliases.items() if found in module_files()}
+
+
+def _flag_definer(module: str, node: ast.Call) -> ast.FunctionDef | None:
+    """The function of ours that ``node`` (``alias.function(...)``) calls, if it is one
+    that calls ``DEFINE_*``."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    imported = _module_aliases(module).get(func.value.id)
+    if imported is None:
+        return None
+    for definition in _tree(module_files()[imported]).body:
+        if isinstance(definition, ast.FunctionDef) and definition.name == func.attr:
+            calls = _calls_in(definition)
+            return (
+                definition if any(_function_name(c).startswith("DEFINE") for c in calls) else None
+            )
+    return None
+
+
+def _calls_in(function: ast.FunctionDef) -> list[ast.Call]:
+    return [node for node in ast.walk(function) if isinstance(node, ast.Call)]
+
+
+def _function_name(node: ast.Call) -> str:
+    function = node.func.attr if isinstance(node.func, ast.Attribute) else None
+    return function or (node.func.id if isinstance(node.func, ast.Name) else "")
+
+
+def _define_calls(module: str, calls: list[ast.Call]) -> dict[str, str]:
+    """``flag -> kind`` of the ``DEFINE_*`` calls among ``calls``."""
+    defined = {}
+    for node in calls:
+        function = _function_name(node)
         if not function.startswith("DEFINE"):
             continue
         arguments = node.args[:1] + [k.value for k in node.keywords if k.arg == "name"]

@@ -1,1 +1,1 @@
-"""Speed benchmarks against a peer, run by ``python -m experiments.benchmark <name>``."""
+"""Speed benchmarks against a peer, each a program: ``python -m experiments.benchmarks.<name>``."""

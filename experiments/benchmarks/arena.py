@@ -1,4 +1,7 @@
-"""Arena and baseline speed on Connect Four.
+r"""Arena and baseline speed on Connect Four.
+
+    python -m experiments.benchmarks.arena [--matches=minimax:4,mcts:200] [--batch_size=256] \
+        [--depths=4,5,6] [--rounds=3]
 
 - games/s of whole matches (``arena.play``) for ``minimax:4`` and ``mcts:200`` against
   ``random``, at batch 256 (each agent moves in half of the games at every ply);
@@ -14,10 +17,18 @@ import time
 
 import jax
 import jax.numpy as jnp
+from absl import app, flags
 
 from alphazero_jax import agents, games
+from alphazero_jax.cli import common as cli
 from alphazero_jax.evaluation import arena
 from alphazero_jax.types import Game
+from experiments.benchmarks import common
+
+_MATCHES = flags.DEFINE_list("matches", ["minimax:4", "mcts:200"], "Agents to time against random.")
+_BATCH_SIZE = flags.DEFINE_integer("batch_size", 256, "Games at once in the matches.")
+_DEPTHS = flags.DEFINE_list("depths", ["4", "5", "6"], "Depths of minimax to time per move.")
+_ROUNDS = common.define_rounds(3)
 
 
 def _timed(fn, rounds: int) -> float:
@@ -89,3 +100,24 @@ def run(*, matches: tuple[str, ...], batch_size: int, depths: tuple[int, ...], r
             full = _timed(lambda peer=peer: peer(states), rounds)
             line += f", full-width {full:.3f} s, ratio {full / alpha_beta:.1f}x"
         print(line)
+
+
+def main(argv: list[str]) -> None:
+    cli.begin(argv)
+    for spec in _MATCHES.value:
+        try:
+            agents.from_spec(games.make("connect_four"), spec)
+        except (ValueError, FileNotFoundError) as error:
+            cli.fail(f"--matches: {error}")
+    run(
+        matches=tuple(_MATCHES.value),
+        batch_size=_BATCH_SIZE.value,
+        depths=common.ints(_DEPTHS),
+        rounds=_ROUNDS.value,
+    )
+
+
+if __name__ == "__main__":
+    from alphazero_jax.cli import host_devices  # noqa: F401  (not on import: common.py)
+
+    app.run(main)

@@ -1,10 +1,15 @@
-"""Batched ``step`` throughput of our games against pgx's, side by side in one process.
+r"""Batched ``step`` throughput of our games against pgx's, side by side in one process.
 
-Each side runs the same loop, jitted whole: ``lax.scan`` over moves, vmapped over a batch
-of games; at every move each game picks a uniformly random legal move (a per-game
-xorshift32 generator, so the choice costs a few integer ops on both sides) and games that
-have ended restart from the initial position. The two sides are timed alternately, round
-after round, and the ratio is taken within each round, because this host's speed drifts.
+    python -m experiments.benchmarks.games [--games=connect_four,tic_tac_toe,othello] \
+        [--batch_sizes=1,1024,4096] [--rounds=7] [--moves=2000000]
+
+Needs pgx, the ``bench`` extra: ``pip install -e '.[bench]'``, or ``make bench``.
+
+Each side runs the loop of ``step_loop.py``, jitted whole: ``lax.scan`` over moves, vmapped
+over a batch of games; at every move each game picks a uniformly random legal move and
+games that have ended restart from the initial position. The two sides are timed
+alternately, round after round, and the ratio is taken within each round, because this
+host's speed drifts.
 
 pgx's ``step`` also writes the observation and the legal-action mask into its State at
 every move; ours computes them only when asked. The row "ours+observe" also computes the
@@ -15,58 +20,24 @@ the cost of the harness itself (random legal choice and restarts), a ceiling on 
 
 from __future__ import annotations
 
+import importlib.util
 import statistics
-import time
-from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
+from absl import app, flags
 
 from alphazero_jax import games
+from alphazero_jax.cli import common as cli
+from experiments.benchmarks import common
+from experiments.benchmarks.step_loop import MAX_SCAN_STEPS, make_loop, time_loop
 
-_MAX_SCAN_STEPS = 20_000
-
-
-def _xorshift(bits):
-    bits = bits ^ (bits << 13)
-    bits = bits ^ (bits >> 17)
-    return bits ^ (bits << 5)
-
-
-def _pick(bits, legal):
-    """The (bits mod #legal)-th legal action."""
-    count = jnp.maximum(legal.sum(), 1).astype(jnp.uint32)
-    rank = (bits % count).astype(jnp.int32)
-    return jnp.argmax(jnp.cumsum(legal) > rank).astype(jnp.int32)
-
-
-def _make_loop(init_fn, step_fn, legal_fn, done_fn, extra_fn, batch, num_steps):
-    """A jitted ``(seed) -> checksum`` that plays ``num_steps`` moves in ``batch`` games.
-
-    ``extra_fn(state)`` is computed after every move and kept in the loop's carry.
-    """
-
-    def one_move(carry, _):
-        states, bits, extra = carry
-        bits = _xorshift(bits)
-        actions = jax.vmap(_pick)(bits, jax.vmap(legal_fn)(states))
-        states = jax.vmap(step_fn)(states, actions)
-        extra = jax.vmap(extra_fn)(states)
-        fresh = jax.vmap(init_fn)(jax.random.split(jax.random.key(0), batch))
-        done = jax.vmap(done_fn)(states)
-        states = jax.tree.map(
-            lambda a, b: jnp.where(done.reshape((-1,) + (1,) * (a.ndim - 1)), a, b), fresh, states
-        )
-        return (states, bits, extra), None
-
-    def run(seed):
-        states = jax.vmap(init_fn)(jax.random.split(jax.random.key(0), batch))
-        bits = (jnp.arange(batch, dtype=jnp.uint32) + seed) * jnp.uint32(2654435761) | 1
-        carry = (states, bits, jax.vmap(extra_fn)(states))
-        (states, _, extra), _ = jax.lax.scan(one_move, carry, None, length=num_steps)
-        return jnp.sum(extra) + jax.vmap(done_fn)(states).sum()
-
-    return jax.jit(run)
+_GAMES = flags.DEFINE_list(
+    "games", ["connect_four", "tic_tac_toe", "othello"], "Games to compare (pgx has each)."
+)
+_BATCH_SIZES = common.define_batch_sizes(["1", "1024", "4096"])
+_ROUNDS = common.define_rounds(7)
+_MOVES = common.define_moves(2_000_000)
 
 
 def _ours(name: str, observe: bool):
@@ -103,12 +74,6 @@ def _pgx(name: str):
     )
 
 
-def _time(loop: Callable, seed: int) -> float:
-    start = time.perf_counter()
-    jax.block_until_ready(loop(jnp.uint32(seed)))
-    return time.perf_counter() - start
-
-
 def run(
     *, game_names: tuple[str, ...], batch_sizes: tuple[int, ...], rounds: int, moves: int
 ) -> list[dict]:
@@ -125,20 +90,20 @@ def run(
     print(f"{'game':<13} {'batch':>6} {'side':<14} {'steps/s':>12} {'vs pgx':>7}")
     for name in game_names:
         for batch in batch_sizes:
-            num_steps = min(max(64, moves // batch), _MAX_SCAN_STEPS)
+            num_steps = min(max(64, moves // batch), MAX_SCAN_STEPS)
             sides = {
                 "pgx": _pgx(name),
                 "ours": _ours(name, observe=False),
                 "ours+observe": _ours(name, observe=True),
                 "loop only": _loop_only(name),
             }
-            loops = {k: _make_loop(*v, batch, num_steps) for k, v in sides.items()}
+            loops = {k: make_loop(*v, batch, num_steps) for k, v in sides.items()}
             for loop in loops.values():  # compile and warm up
-                _time(loop, 0)
+                time_loop(loop, 0)
             times = {k: [] for k in loops}
             for r in range(rounds):
                 for side, loop in loops.items():
-                    times[side].append(_time(loop, r + 1))
+                    times[side].append(time_loop(loop, r + 1))
             for side in loops:
                 ratios = [p / t for p, t in zip(times["pgx"], times[side])]
                 rate = batch * num_steps / statistics.median(times[side])
@@ -152,3 +117,21 @@ def run(
                 rows.append(row)
                 print(f"{name:<13} {batch:>6} {side:<14} {rate:>12,.0f} {row['ratio']:>6.2f}x")
     return rows
+
+
+def main(argv: list[str]) -> None:
+    cli.begin(argv)
+    if importlib.util.find_spec("pgx") is None:
+        cli.fail("pgx is not installed: pip install -e '.[bench]' (or make bench) adds it.")
+    run(
+        game_names=tuple(_GAMES.value),
+        batch_sizes=common.ints(_BATCH_SIZES),
+        rounds=_ROUNDS.value,
+        moves=_MOVES.value,
+    )
+
+
+if __name__ == "__main__":
+    from alphazero_jax.cli import host_devices  # noqa: F401  (not on import: common.py)
+
+    app.run(main)

@@ -4,7 +4,7 @@ random playouts in the same run.
 No JAX Quoridor exists to compare with (pgx and jumanji have none), so the peer is
 OpenSpiel's C++ game: ``pyspiel.random_sim_test`` plays whole random games in C++
 (with its own consistency checks, which it cannot skip). Ours is timed with the harness of
-``games.py``: random legal moves, games restarting when they end.
+``step_loop.py``: random legal moves, games restarting when they end.
 
 The path check's share: the same loop once more with one extra legal-move computation
 per move (``quoridor.legal_actions``: the distance fields and the fills of the walls in
@@ -14,17 +14,24 @@ time is the check's cost.
 
 from __future__ import annotations
 
+import importlib.util
 import statistics
 import time
 
 import jax
 import numpy as np
+from absl import app, flags
 
 from alphazero_jax import games
+from alphazero_jax.cli import common as cli
 from alphazero_jax.games import quoridor
-from experiments.benchmarks.games import _make_loop, _time
+from experiments.benchmarks import common
+from experiments.benchmarks.step_loop import MAX_SCAN_STEPS, make_loop, time_loop
 
-_MAX_SCAN_STEPS = 20_000
+_SIZES = flags.DEFINE_list("sizes", ["9", "5"], "Board sizes (5, 7 or 9).")
+_BATCH_SIZES = common.define_batch_sizes(["1", "1024", "4096"])
+_ROUNDS = common.define_rounds(3)
+_MOVES = common.define_moves(200_000)
 
 
 def _legal_again(state):
@@ -64,17 +71,17 @@ def run(*, sizes: tuple[int, ...], batch_sizes: tuple[int, ...], rounds: int, mo
         )
         base = (game.init, game.step, game.legal_action_mask, lambda s: s.terminal)
         for batch in batch_sizes:
-            num_steps = min(max(32, moves // batch), _MAX_SCAN_STEPS)
+            num_steps = min(max(32, moves // batch), MAX_SCAN_STEPS)
             loops = {
-                "step": _make_loop(*base, lambda s: np.float32(0), batch, num_steps),
-                "step+check": _make_loop(*base, _legal_again, batch, num_steps),
+                "step": make_loop(*base, lambda s: np.float32(0), batch, num_steps),
+                "step+check": make_loop(*base, _legal_again, batch, num_steps),
             }
             for loop in loops.values():
-                _time(loop, 0)
+                time_loop(loop, 0)
             times = {k: [] for k in loops}
             for r in range(rounds):
                 for side, loop in loops.items():
-                    times[side].append(_time(loop, r + 1))
+                    times[side].append(time_loop(loop, r + 1))
             plain = statistics.median(times["step"])
             share = statistics.median(
                 [(c - p) / p for p, c in zip(times["step"], times["step+check"])]
@@ -93,3 +100,24 @@ def run(*, sizes: tuple[int, ...], batch_sizes: tuple[int, ...], rounds: int, mo
                 f"OpenSpiel's C++ steps/s), path check {share:.0%} of a step"
             )
     return rows
+
+
+def main(argv: list[str]) -> None:
+    cli.begin(argv)
+    if importlib.util.find_spec("pyspiel") is None:
+        cli.fail("OpenSpiel is not installed: pip install -e '.[test]' adds it (open-spiel).")
+    sizes = common.ints(_SIZES)
+    if not set(sizes) <= {5, 7, 9}:
+        cli.fail(f"--sizes: expected some of 5, 7, 9, got {_SIZES.value}.")
+    run(
+        sizes=sizes,
+        batch_sizes=common.ints(_BATCH_SIZES),
+        rounds=_ROUNDS.value,
+        moves=_MOVES.value,
+    )
+
+
+if __name__ == "__main__":
+    from alphazero_jax.cli import host_devices  # noqa: F401  (not on import: common.py)
+
+    app.run(main)

@@ -1,4 +1,9 @@
-"""Self-play throughput on Connect Four against a pipeline built on pgx's Connect Four.
+r"""Self-play throughput on Connect Four against a pipeline built on pgx's Connect Four.
+
+    python -m experiments.benchmarks.selfplay [--batch_sizes=64,512] [--policies=puct,gumbel] \
+        [--simulations=64] [--channels=64] [--blocks=4] [--evaluations=30000] [--rounds=3]
+
+Needs pgx, the ``bench`` extra: ``pip install -e '.[bench]'``, or ``make bench``.
 
 Both pipelines are the library's own ``search.make_search`` + ``selfplay.make_selfplay`` with
 the same network, the same mctx call and the same settings; the pgx side plugs pgx's game
@@ -20,6 +25,7 @@ prints the network's FLOPs per evaluation (counted from its shapes), the machine
 
 from __future__ import annotations
 
+import importlib.util
 import resource
 import statistics
 import time
@@ -27,12 +33,23 @@ import time
 import jax
 import jax.numpy as jnp
 import numpy as np
+from absl import app, flags
 from flax import struct
 from jax.sharding import Mesh
 
 from alphazero_jax import games, networks, search
+from alphazero_jax.cli import common as cli
 from alphazero_jax.training import selfplay
 from alphazero_jax.types import Game
+from experiments.benchmarks import common
+
+_BATCH_SIZES = common.define_batch_sizes(["64", "512"])
+_POLICIES = flags.DEFINE_list("policies", ["puct", "gumbel"], "Search policies.")
+_SIMULATIONS = flags.DEFINE_integer("simulations", 64, "Simulations per search.")
+_CHANNELS = flags.DEFINE_integer("channels", 64, "Network channels.")
+_BLOCKS = flags.DEFINE_integer("blocks", 4, "Residual blocks.")
+_EVALUATIONS = flags.DEFINE_integer("evaluations", 30_000, "Network evaluations per timed call.")
+_ROUNDS = common.define_rounds(3)
 
 
 @struct.dataclass
@@ -179,3 +196,24 @@ def run(
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {rss:,.0f} MiB")
     return rows
+
+
+def main(argv: list[str]) -> None:
+    cli.begin(argv)
+    if importlib.util.find_spec("pgx") is None:
+        cli.fail("pgx is not installed: pip install -e '.[bench]' (or make bench) adds it.")
+    run(
+        batch_sizes=common.ints(_BATCH_SIZES),
+        policies=tuple(_POLICIES.value),
+        simulations=_SIMULATIONS.value,
+        channels=_CHANNELS.value,
+        blocks=_BLOCKS.value,
+        rounds=_ROUNDS.value,
+        evaluations_per_call=_EVALUATIONS.value,
+    )
+
+
+if __name__ == "__main__":
+    from alphazero_jax.cli import host_devices  # noqa: F401  (not on import: common.py)
+
+    app.run(main)

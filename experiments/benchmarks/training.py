@@ -1,4 +1,7 @@
-"""The training loop's speed beside self-play alone, at a preset's settings.
+r"""The training loop's speed beside self-play alone, at a preset's settings.
+
+    python -m experiments.benchmarks.training [--config=connect_four:cpu] \
+        [--config.selfplay.batch_size=256] [--inference_dtypes=float32,bfloat16] [--rounds=3]
 
 Builds the run of ``train.build`` (evaluation off) and times, alternately in each round:
 
@@ -23,9 +26,19 @@ import statistics
 import time
 
 import jax
+from absl import app, flags
 
 from alphazero_jax import games, networks
+from alphazero_jax.cli import common as cli
+from alphazero_jax.cli import config_flag
 from alphazero_jax.training import train
+from experiments.benchmarks import common
+
+_CONFIG = config_flag.define("config", "connect_four:cpu")
+_DTYPES = flags.DEFINE_list(
+    "inference_dtypes", ["float32"], "Self-play's selfplay.inference_dtype values to compare."
+)
+_ROUNDS = common.define_rounds(3)
 
 
 def _timed(fn) -> tuple[float, dict]:
@@ -56,7 +69,7 @@ def run(*, config, inference_dtypes: tuple[str, ...], rounds: int) -> list[dict]
     """Times the modes alternately for ``rounds`` rounds; prints and returns rows.
 
     Args:
-      config: a training config (``experiments/configs``); evaluation is turned off.
+      config: a training config (``configs.get_config``); evaluation is turned off.
       inference_dtypes: self-play's ``selfplay.inference_dtype`` values to compare.
       rounds: timed calls per mode (the median is reported), after one to compile.
     """
@@ -113,3 +126,14 @@ def run(*, config, inference_dtypes: tuple[str, ...], rounds: int) -> list[dict]
             f"{row['vs_selfplay']:>11.2f}x"
         )
     return rows
+
+
+def main(argv: list[str]) -> None:
+    cli.begin(argv)
+    run(config=_CONFIG.value, inference_dtypes=tuple(_DTYPES.value), rounds=_ROUNDS.value)
+
+
+if __name__ == "__main__":
+    from alphazero_jax.cli import host_devices  # noqa: F401  (not on import: common.py)
+
+    app.run(main)

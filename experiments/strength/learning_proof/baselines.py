@@ -1,0 +1,78 @@
+r"""Proof that a trained Othello or Quoridor run learned: it against its game's baselines.
+
+    python -m experiments.strength.learning_proof.baselines --workdir=runs/othello_6x6 \
+        --games=400 --simulations=0,128
+    python -m experiments.strength.learning_proof.baselines --workdir=runs/quoridor_5x5
+
+The game is the run's. Othello's baselines are random, its greedy player
+(``greedy:flips``) and alpha-beta on its heuristic at depths 2 to 4; Quoridor's are random,
+``greedy:path`` and minimax on the shortest-path race. The run plays ``--games`` against
+each, colours swapped in pairs after two random opening plies, against the goals of
+``network_measures.BASELINE_GOALS`` for the run's board size (Othello 6x6: the learning
+proof; 8x8: the full-size agent's; Quoridor 5x5, 9x9); a goal of None is reported only.
+``--opponents`` plays a subset.
+"""
+
+from __future__ import annotations
+
+import time
+
+from absl import app, flags
+
+from alphazero_jax.cli import (
+    common as cli,
+)
+from alphazero_jax.cli import (
+    host_devices,  # noqa: F401  (first: before JAX starts)
+)
+
+# isort: split
+from experiments.strength.learning_proof import common
+
+_WORKDIR = common.define_workdir()
+_GAMES = common.define_games()
+_SIMULATIONS = common.define_simulations()
+_OPPONENTS = flags.DEFINE_list(
+    "opponents", [], "The baselines to play (default: all of the game's and size's)."
+)
+
+
+def main(argv: list[str]) -> None:
+    cli.begin(argv)
+    import jax
+
+    from alphazero_jax import runs
+    from experiments.strength import network_measures
+
+    run = runs.restore_network(_WORKDIR.value)
+    if run.game.name not in network_measures.BASELINE_GOALS:
+        cli.fail(
+            f"--workdir={_WORKDIR.value}: expected a run of "
+            f"{', '.join(network_measures.BASELINE_GOALS)}, got one of {run.game.name} "
+            "(learning_proof.connect_four and learning_proof.tic_tac_toe judge theirs)."
+        )
+    try:
+        goals = network_measures.goals_for(run.game, _OPPONENTS.value)
+    except ValueError as error:
+        cli.fail(f"--opponents: {error}")
+    title = run.game.name.title()
+    print(f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
+    for simulations in (int(s) for s in _SIMULATIONS.value):
+        described = network_measures.describe_search(run, simulations)
+        for opponent, goal in goals.items():
+            started = time.monotonic()
+            result = network_measures.play_against(
+                run, opponent, _GAMES.value, jax.random.key(0), simulations, opening_moves=2
+            )
+            verdict = "" if goal is None else (" met" if result["win"] >= goal else " NOT met")
+            goal_text = "" if goal is None else f" (goal >= {goal:.0%}{verdict})"
+            print(
+                f"{described} vs {opponent:<12} {_GAMES.value} games: won {result['win']:.1%}, "
+                f"drew {result['draw']:.1%}, lost {result['loss']:.1%}{goal_text} "
+                f"[{time.monotonic() - started:.0f} s]",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    app.run(main)

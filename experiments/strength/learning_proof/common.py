@@ -1,0 +1,26 @@
+"""The flags the learning proofs share, each defined here once: a proof calls
+``define_<flag>()`` at the top of its module, and the flag belongs to that proof (its
+``--help`` lists it)."""
+
+from __future__ import annotations
+
+from absl import flags
+
+flags.disclaim_key_flags()  # the flags defined below belong to the module that asks for them
+
+
+def define_workdir() -> flags.FlagHolder[str]:
+    """``--workdir``: the run directory (required)."""
+    return flags.DEFINE_string("workdir", None, "Run directory.", required=True)
+
+
+def define_simulations() -> flags.FlagHolder[list[str]]:
+    """``--simulations``: the searches to judge the network with."""
+    return flags.DEFINE_list(
+        "simulations", ["0", "128"], "Search simulations to evaluate with (0: the run's own)."
+    )
+
+
+def define_games() -> flags.FlagHolder[int]:
+    """``--games``: games against each opponent."""
+    return flags.DEFINE_integer("games", 200, "Games against each opponent (half as first player).")

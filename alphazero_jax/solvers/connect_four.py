@@ -11,15 +11,17 @@ that stays empty, so that shifted lines never wrap from one column into the next
 holds every stone and ``position`` the stones of the side to move. Playing ``move`` (a
 single bit) is ``position ^= mask; mask |= move``.
 
-The search: immediate wins first, moves that hand the opponent an immediate win dropped,
-the move that was best here before, then moves making more threats, then centre columns
-searched first, bounds and best moves remembered in a transposition table (two entries a
-bucket, one kept for the largest search that came to it), and at the root a binary search
-on the score with null windows (confined to [-1, 1] when only win, draw or loss is asked
-for: ``weak=True``). The table holds true bounds on a position's score, so it is kept
-across calls (one per board size). The first call compiles (numba caches the result on
-disk; docs/results/connect_four_solved.md gives the times). The search releases the GIL,
-so a long solve on one thread holds up no other (a server's).
+The search (``_search``): immediate wins first, moves that hand the opponent an immediate
+win dropped, the move that was best here before, then moves making more threats, then
+centre columns searched first, and at the root a binary search on the score with null
+windows (confined to [-1, 1] when only win, draw or loss is asked for: ``weak=True``).
+Bounds and best moves are remembered in a transposition table (``_table``: two entries a
+bucket, one kept for the largest search that came to it). The table holds true bounds on a
+position's score, so it is kept across calls (one per board size and thread). The first call
+compiles (numba caches the result on disk; docs/results/connect_four_solved.md gives the
+times). The search releases the GIL, so a long solve on one thread holds up no other (a
+server's). This module is the host side: reading moves, the book, the tables and budgets,
+and the scores of a position and of each of its moves.
 
 A search can be given a budget of nodes (``max_nodes``; ``verdicts`` is the entry point for
 it): once the budget is spent the search unwinds at once without writing to the table, so an
@@ -31,217 +33,12 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from numba import njit
 
-from alphazero_jax.solvers import opening_book
+from alphazero_jax.solvers import _search, _table, opening_book
 from alphazero_jax.solvers._bits import has_four, moves_of
 
-_BUCKET_BITS = 18  # 2**18 buckets of 32 bytes (8 MiB) per board size: docs/benchmarks.md
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd, so key * _MIX (mod 2**64) is a bijection
-_UNKNOWN = 64  # a bound that says nothing: |score| <= 32 on every supported board
-_UNLIMITED = 1 << 62  # a node budget no search spends
-_U0, _U1, _U2, _U3 = np.uint64(0), np.uint64(1), np.uint64(2), np.uint64(3)
-_U8, _U16, _U56, _BYTE = np.uint64(8), np.uint64(16), np.uint64(56), np.uint64(0xFF)
-_NIBBLE, _FIRST_BEST, _SECOND_BEST = np.uint64(0xF), np.uint64(0xF00), np.uint64(0xF000)
-_RANKS = 16  # more than the columns of any board: a move's promise holds its rank below it
-_FIRST = 1 << 20  # the promise of the table's best move: above any count of threats
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-
-
-@njit(cache=True, nogil=True)
-def _popcount(x):
-    x = x - ((x >> _U1) & _M1)
-    x = (x & _M2) + ((x >> _U2) & _M2)
-    x = (x + (x >> np.uint64(4))) & _M4
-    return np.int64((x * _H01) >> _U56)
-
-
-@njit(cache=True, nogil=True)
-def _winning_cells(stones, mask, rows, full):
-    """The empty cells where ``stones`` would complete four in a line (playable or not)."""
-    result = (stones << _U1) & (stones << _U2) & (stones << _U3)  # vertical: only upwards
-    for step in (rows, rows + _U1, rows + _U2):  # diagonal down, horizontal, diagonal up
-        pair = (stones << step) & (stones << (_U2 * step))
-        result |= pair & (stones << (_U3 * step))
-        result |= pair & (stones >> step)
-        pair = (stones >> step) & (stones >> (_U2 * step))
-        result |= pair & (stones << step)
-        result |= pair & (stones >> (_U3 * step))
-    return result & (full ^ mask)
-
-
-@njit(cache=True, nogil=True)
-def _bounds(entry):
-    """(lower, upper) packed in the low 16 bits of a table entry."""
-    return np.int64((entry >> _U8) & _BYTE) - 128, np.int64(entry & _BYTE) - 128
-
-
-@njit(cache=True, nogil=True)
-def _probe(table, key, shift, tag_mask):
-    """``(lower, upper, best)`` stored for ``key``: its bounds and its best move's rank in
-    the column order plus one (0: none), or ``(-_UNKNOWN, _UNKNOWN, 0)``."""
-    hashed = key * _MIX
-    bucket = hashed >> shift
-    tag = (hashed & tag_mask) + _U1
-    for slot in range(2):
-        entry = table[bucket, slot]
-        if (entry >> _U16) == tag:
-            best = np.int64((table[bucket, 2] >> np.uint64(8 + 4 * slot)) & _NIBBLE)
-            lower, upper = _bounds(entry)
-            return lower, upper, best
-    return -_UNKNOWN, _UNKNOWN, 0
-
-
-@njit(cache=True, nogil=True)
-def _store(table, key, shift, tag_mask, plies, lower, upper, best):
-    """Remembers ``lower <= score <= upper`` for ``key`` (``plies`` stones), merged with
-    what is there, and its best move (``best``, as ``_probe`` gives it; 0 keeps the old).
-
-    A bucket is four words: two entries (tag, lower, upper), then the stones of the first
-    entry's position (bits 0-7) and each entry's best move (bits 8-11, 12-15). The first
-    entry keeps the position with the fewest stones (the largest search) that came to the
-    bucket, the second the latest other one; a position that displaces the first moves its
-    old entry to the second."""
-    hashed = key * _MIX
-    bucket = hashed >> shift
-    tag = (hashed & tag_mask) + _U1
-    first, second, info = table[bucket, 0], table[bucket, 1], table[bucket, 2]
-    slot = 0 if (first >> _U16) == tag else 1 if (second >> _U16) == tag else -1
-    if slot >= 0:
-        old_lower, old_upper = _bounds(table[bucket, slot])
-        lower, upper = max(lower, old_lower), min(upper, old_upper)
-        if best == 0:
-            best = np.int64((info >> np.uint64(8 + 4 * slot)) & _NIBBLE)
-    else:
-        if first == _U0 or plies <= np.int64(info & _BYTE):
-            if first != _U0:
-                table[bucket, 1] = first
-                info = (info & ~_SECOND_BEST) | ((info & _FIRST_BEST) << np.uint64(4))
-            info = (info & ~_BYTE) | np.uint64(plies)
-            slot = 0
-        else:
-            slot = 1
-    offset = np.uint64(8 + 4 * slot)
-    table[bucket, 2] = (info & ~(_NIBBLE << offset)) | (np.uint64(best) << offset)
-    table[bucket, slot] = (tag << _U16) | (np.uint64(lower + 128) << _U8) | np.uint64(upper + 128)
-
-
-@njit(cache=True, nogil=True)
-def _negamax(position, mask, plies, alpha, beta, geometry, order, table, moves, scores):
-    """Pons' score if it lies in (alpha, beta), else a bound beyond the window.
-
-    Each call spends one node of the budget ``scores[cells + 1, 0]`` (see ``_scratch``);
-    once it is below zero every call returns a meaningless 0 at once and stores nothing.
-    Precondition: the side to move cannot win with its next stone.
-    """
-    rows, bottom, full, cells, shift, tag_mask = geometry
-    scores[cells + 1, 0] -= 1
-    if scores[cells + 1, 0] < 0:
-        return 0
-    possible = (mask + bottom) & full
-    opponent_wins = _winning_cells(position ^ mask, mask, rows, full)
-    forced = possible & opponent_wins
-    if forced:
-        if forced & (forced - _U1):  # two threats to block at once: lost next move
-            return -((cells - plies) // 2)
-        possible = forced
-    possible &= ~(opponent_wins >> _U1)  # never play just below an opponent's threat
-    if possible == _U0:
-        return -((cells - plies) // 2)
-    if plies >= cells - 2:  # neither side can win in the last two stones
-        return 0
-    alpha = max(alpha, -((cells - 2 - plies) // 2))  # the opponent cannot win next move
-    if alpha >= beta:
-        return alpha
-    key = position + mask
-    lower, upper, best = _probe(table, key, shift, tag_mask)
-    if lower >= beta:
-        return lower
-    upper = min(upper, (cells - 1 - plies) // 2)  # we cannot win with this stone
-    if upper <= alpha:
-        return upper
-    beta = min(beta, upper)
-    # moves[plies, :count] sorted by ascending promise, best last. A move's promise: the
-    # table's best move above all, then the threats it makes, then the centre; its rank in
-    # ``order`` is kept in the low bits, ``_RANKS - 1 - rank``.
-    count = 0
-    for rank in range(len(order) - 1, -1, -1):
-        move = possible & order[rank]
-        if move:
-            # Enhanced transposition cutoff: a child's stored upper bound may refute us.
-            _, child_upper, _ = _probe(table, (position ^ mask) + (mask | move), shift, tag_mask)
-            if -child_upper >= beta:
-                _store(table, key, shift, tag_mask, plies, -child_upper, _UNKNOWN, rank + 1)
-                return -child_upper
-            if rank + 1 == best:
-                promise = _FIRST
-            else:
-                promise = _popcount(_winning_cells(position | move, mask, rows, full)) * _RANKS
-            promise += _RANKS - 1 - rank
-            slot = count
-            while slot > 0 and scores[plies, slot - 1] > promise:
-                moves[plies, slot] = moves[plies, slot - 1]
-                scores[plies, slot] = scores[plies, slot - 1]
-                slot -= 1
-            moves[plies, slot] = move
-            scores[plies, slot] = promise
-            count += 1
-    best = 0
-    for slot in range(count - 1, -1, -1):
-        move = moves[plies, slot]
-        child = position ^ mask
-        score = -_negamax(
-            child, mask | move, plies + 1, -beta, -alpha, geometry, order, table, moves, scores
-        )
-        if scores[cells + 1, 0] < 0:  # aborted: the score means nothing, keep it out of table
-            return 0
-        if score >= beta:
-            rank = _RANKS - 1 - scores[plies, slot] % _RANKS
-            _store(table, key, shift, tag_mask, plies, score, _UNKNOWN, rank + 1)
-            return score
-        if score > alpha:
-            alpha, best = score, _RANKS - scores[plies, slot] % _RANKS
-    _store(table, key, shift, tag_mask, plies, -_UNKNOWN if best == 0 else alpha, alpha, best)
-    return alpha
-
-
-@njit(cache=True, nogil=True)
-def _solve(position, mask, plies, floor, ceiling, geometry, order, table, moves, scores):
-    """Pons' score of a position that is not won, by null-window searches.
-
-    The search looks for the score in [floor, ceiling] only: a score outside comes back
-    as some bound beyond that side (with floor -1 and ceiling 1, just its sign is exact).
-    It stops, returning a meaningless 0, as soon as the budget (nodes left) is below zero.
-    """
-    rows, bottom, full, cells, _, _ = geometry
-    possible = (mask + bottom) & full
-    if _winning_cells(position, mask, rows, full) & possible:
-        return (cells + 1 - plies) // 2
-    low, high = -((cells - plies) // 2), (cells + 1 - plies) // 2
-    low, high = max(low, floor), min(high, ceiling)
-    while low < high:  # the score is in [low, high]
-        probe = low + (high - low) // 2
-        half_low = -((-low) // 2) if low < 0 else low // 2  # halves toward zero
-        if probe <= 0 and half_low < probe:
-            probe = half_low
-        elif probe >= 0 and high // 2 > probe:
-            probe = high // 2
-        result = _negamax(
-            position, mask, plies, probe, probe + 1, geometry, order, table, moves, scores
-        )
-        if scores[cells + 1, 0] < 0:
-            return 0
-        if result <= probe:
-            high = result
-        else:
-            low = result
-    return low
-
-
 SHIPPED = "shipped"  # ``book=SHIPPED``: the package's opening book for the board size
+_UNLIMITED = 1 << 62  # a node budget no search spends
 
 
 class SearchLimitReached(RuntimeError):
@@ -300,19 +97,9 @@ def _tables(rows: int, cols: int) -> tuple[tuple, np.ndarray, np.ndarray]:
     server's verdicts and its solver agent) could read an entry half written by the other."""
     made = _PER_THREAD.__dict__.setdefault("tables", {})
     if (rows, cols) not in made:
-        made[rows, cols] = _new_tables(rows, cols)
+        geometry, order = _search.make_geometry(rows, cols), _search.make_order(rows, cols)
+        made[rows, cols] = geometry, order, _table.empty()
     return made[rows, cols]
-
-
-def _new_tables(rows: int, cols: int) -> tuple[tuple, np.ndarray, np.ndarray]:
-    column_bits = (1 << rows) - 1
-    bottom = sum(1 << (c * (rows + 1)) for c in range(cols))
-    full = bottom * column_bits
-    geometry = (np.uint64(rows), np.uint64(bottom), np.uint64(full), rows * cols)
-    geometry += (np.uint64(64 - _BUCKET_BITS), np.uint64((1 << (64 - _BUCKET_BITS)) - 1))
-    centre_first = sorted(range(cols), key=lambda c: (abs(2 * c - (cols - 1)), -c))
-    order = np.array([column_bits << (c * (rows + 1)) for c in centre_first], np.uint64)
-    return geometry, order, np.zeros((1 << _BUCKET_BITS, 4), np.uint64)
 
 
 def _scratch(rows: int, cols: int, max_nodes: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -338,8 +125,8 @@ def _solve_bits(
     mask: int,
     rows: int,
     cols: int,
-    floor: int = -_UNKNOWN,
-    ceiling: int = _UNKNOWN,
+    floor: int = -_table.UNKNOWN,
+    ceiling: int = _table.UNKNOWN,
     scratch: tuple[np.ndarray, np.ndarray] | None = None,
     book: opening_book.Book | None = None,
 ) -> int:
@@ -353,7 +140,7 @@ def _solve_bits(
     moves, scores = _scratch(rows, cols, None) if scratch is None else scratch
     geometry, order, table = _tables(rows, cols)
     result = int(
-        _solve(
+        _search.solve(
             np.uint64(position),
             np.uint64(mask),
             plies,

@@ -4,7 +4,7 @@ A player starts a game of Connect Four 6x7 against ``az:pretrained`` at its stre
 plays random legal moves as fast as the answers come, and starts a new game when one
 ends. Every answer is timed: a move (one request: the player's move and the agent's
 reply), and the start of a game where the agent opens (its first move). Anything but a
-200, or a failed request, is an error. The scenarios (``server_load.py``) read these
+200, or a failed request, is an error. The scenarios (``server_load/``) read these
 records by time window.
 """
 

@@ -40,6 +40,9 @@ CASES = [
     ("export_agent", ["--run={run}"], "cannot be read"),
     ("export_agent", ["--run=/nonexistent"], "no training run"),
     ("serve", ["--port=0"], "--port"),
+    ("benchmarks.arena", ["--matches=nope"], "--matches"),
+    ("strength.learning_proof.baselines", ["--workdir={run}"], "cannot be read"),
+    ("strength.learning_proof.connect_four", ["--workdir=/nonexistent"], "no training run"),
     (
         "train",
         ["--config=connect_four:cpu", "--workdir={tmp}/w", "--config.replay.capacity=10**12"],

@@ -41,10 +41,9 @@ def main(argv: list[str]) -> None:
     cli.begin(argv)
     import jax
 
-    from alphazero_jax import runs
     from experiments.strength import network_measures
 
-    run = runs.restore_network(_WORKDIR.value)
+    run = common.restore(_WORKDIR.value)
     if run.game.name not in network_measures.BASELINE_GOALS:
         cli.fail(
             f"--workdir={_WORKDIR.value}: expected a run of "

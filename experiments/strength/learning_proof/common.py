@@ -1,10 +1,12 @@
-"""The flags the learning proofs share, each defined here once: a proof calls
-``define_<flag>()`` at the top of its module, and the flag belongs to that proof (its
-``--help`` lists it)."""
+"""What the learning proofs share: their common flags, each defined here once (a proof calls
+``define_<flag>()`` at the top of its module, and the flag belongs to that proof: its
+``--help`` lists it), and reading the run they judge."""
 
 from __future__ import annotations
 
 from absl import flags
+
+from alphazero_jax.cli import common as cli
 
 flags.disclaim_key_flags()  # the flags defined below belong to the module that asks for them
 
@@ -24,3 +26,17 @@ def define_simulations() -> flags.FlagHolder[list[str]]:
 def define_games() -> flags.FlagHolder[int]:
     """``--games``: games against each opponent."""
     return flags.DEFINE_integer("games", 200, "Games against each opponent (half as first player).")
+
+
+def restore(workdir: str, game: str | None = None):
+    """``runs.restore_network(workdir)``; ends the program in one line if the run cannot be
+    read, or is not of ``game`` (a name, or any game for None)."""
+    from alphazero_jax import runs
+
+    try:
+        run = runs.restore_network(workdir)
+    except (FileNotFoundError, ValueError) as error:
+        cli.fail(error)
+    if game is not None and run.game.name != game:
+        cli.fail(f"--workdir={workdir}: expected a {game} run, got one of {run.game.name}.")
+    return run

@@ -31,13 +31,10 @@ def main(argv: list[str]) -> None:
     cli.begin(argv)
     import jax
 
-    from alphazero_jax import runs
     from alphazero_jax.solvers import benchmark_sets
     from experiments.strength import network_measures
 
-    run = runs.restore_network(_WORKDIR.value)
-    if run.game.name != "connect_four":
-        cli.fail(f"--workdir={_WORKDIR.value}: expected a connect_four run, got {run.game.name}.")
+    run = common.restore(_WORKDIR.value, "connect_four")
     print(f"Connect Four run {_WORKDIR.value}: iteration {run.iteration}")
     simulations = int(_SIMULATIONS.value[0])  # the first setting: the run's own by default
     result = network_measures.play_random(run, _GAMES.value, jax.random.key(0), simulations)

@@ -35,7 +35,7 @@ def main(argv: list[str]) -> None:
     import jax
     import numpy as np
 
-    from alphazero_jax import configs, games, runs
+    from alphazero_jax import configs, games
     from alphazero_jax.solvers import tic_tac_toe as oracle
     from alphazero_jax.training import train
     from experiments.strength import network_measures
@@ -45,7 +45,7 @@ def main(argv: list[str]) -> None:
     started = time.monotonic()
     train.train_and_evaluate(config, _WORKDIR.value)
     minutes = (time.monotonic() - started) / 60
-    run = runs.restore_network(_WORKDIR.value)
+    run = common.restore(_WORKDIR.value)
     boards = [b for b in oracle.reachable_positions() if not oracle.is_over(b)]
     states = games.replay_batch(run.game, [oracle.moves_to(b) for b in boards])
     optimal = [oracle.optimal_moves(b) for b in boards]

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from alphazero_jax import agents, games
-from alphazero_jax.play import batching, executables, web
+from alphazero_jax.play import batching, executables, verdicts, web
 from alphazero_jax.play import session as play_session
 from alphazero_jax.play.agent_pool import AgentPool, NewAgentTurns, PoolFull
 from alphazero_jax.play.compiler import Compiler
@@ -401,15 +401,15 @@ def test_a_long_solve_holds_up_no_other_request():
         playing = new(client, game="connect_four", agent="random")
         warm = new(client, game="connect_four", agent="random")
         assert client.post(f"/api/sessions/{warm['id']}/moves", json={"move": "1"}).is_success
-        started, verdicts = threading.Event(), web._verdicts
+        started, solved = threading.Event(), verdicts._verdicts
 
         def solve(*args):
             started.set()
-            return verdicts(*args)
+            return solved(*args)
 
         with (
             mock.patch.object(opening_book, "shipped", lambda rows, cols: None),
-            mock.patch.object(web, "_verdicts", solve),
+            mock.patch.object(verdicts, "_verdicts", solve),
         ):
             answer = {}
             asker = threading.Thread(

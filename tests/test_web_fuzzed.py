@@ -32,7 +32,7 @@ NUM_OTHER_ROUTE = 25  # routes that ignore their body: it must not matter
 
 SESSION = {"game": "tic_tac_toe", "agent": "random", "moves": "b2 a1"}
 
-# (method, path, reads only): every route of web.py.
+# (method, path, reads only): every route of routes.py.
 ROUTES = [
     ("POST", "/api/sessions", False),
     ("POST", "/api/sessions/{id}/moves", False),

@@ -5,7 +5,7 @@ r"""Play the agents in a browser (``make serve``), and their JSON API.
 Then open http://127.0.0.1:8000/. ``--host=0.0.0.0`` serves every device on your network
 (phones, other computers: open http://<this machine's address>:8000/). There is no login
 and no encryption: do that only on a network you trust. The API is described in
-``alphazero_jax/play/web.py``, docs/play.md and ``/api/openapi.json``.
+``alphazero_jax/play/routes.py``, docs/play.md and ``/api/openapi.json``.
 
 Compiled searches are kept in a per-user cache (``alphazero_jax/cli/compilation_cache.py``;
 ``--compilation_cache_dir``, ``--nocompilation_cache``), so a second start warms up from

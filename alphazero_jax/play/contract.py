@@ -5,7 +5,7 @@ The answers are models FastAPI checks each answer against and publishes in the O
 document (``/api/openapi.json``), with every refusal's status and its ``ErrorBody``.
 
 A new game's body is read by ``NewSession`` (the types), then by the server (``games.make``
-and ``web.served_spec``), whose refusals say what was expected. Its published schema,
+and ``catalogue.served_spec``), whose refusals say what was expected. Its published schema,
 ``new_session_schema``, states the same rules: one branch per game (its settings with their
 bounds and steps, the rules between settings that ``games.settings_of`` does not state,
 ``JOINT_RULES``), and within it one per agent that plays it (its spec as a pattern, its
@@ -198,7 +198,7 @@ class Stats(BaseModel):
 # -- refusals ------------------------------------------------------------------------------
 
 # Every route: the time limits of a request (``connections.py``: its headers; and
-# ``web._BodyLimit``: its body) and the body's size come before any route.
+# ``routes._BodyLimit``: its body) and the body's size come before any route.
 BODY_LIMITS = {
     408: "The request's headers or body did not arrive within the server's header_seconds "
     "or body_seconds.",

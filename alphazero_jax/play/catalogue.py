@@ -1,0 +1,145 @@
+"""What a play server offers: its games and their settings, the agents that play each and
+their strengths (``catalogue``: ``GET /api/games``), and the check of a request's agent
+against them (``served_spec``), whose refusal is a ``BadRequest``.
+
+Agents are the kinds of ``server_config.AGENT_KINDS`` a server plays (``served_kinds``),
+each for the games it plays, at a strength of at most ``strongest``. The catalogue's
+``solver`` lists the settings at which the verdicts route answers (``verdicts.solvable``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from alphazero_jax import agents, games
+from alphazero_jax.play import contract
+from alphazero_jax.play.server_config import AGENT_KINDS, ServerConfig
+from alphazero_jax.play.session import SIDES
+from alphazero_jax.play.verdicts import solver_settings
+from alphazero_jax.types import Game
+
+TITLES = {
+    "connect_four": "Connect Four",
+    "othello": "Othello",
+    "quoridor": "Quoridor",
+    "tic_tac_toe": "Tic-Tac-Toe",
+}
+DEFAULT_AGENT = "az:pretrained"  # what a new game plays when its body names no agent
+
+
+class BadRequest(ValueError):
+    """A request the server cannot serve as asked (a game's settings, an agent, a move
+    list); the message says what was expected."""
+
+
+def served_kinds(config: ServerConfig) -> tuple[agents.AgentKind, ...]:
+    """The kinds of ``AGENT_KINDS`` the server plays (``config.agent_kinds``), in order."""
+    wanted = config.agent_kinds
+    return tuple(kind for kind in AGENT_KINDS if wanted is None or kind.kind in wanted)
+
+
+def strongest(config: ServerConfig, kind: agents.AgentKind) -> int:
+    """The largest strength a client may ask of ``kind`` (one with a strength)."""
+    return config.max_simulations if kind.strength.name == "simulations" else config.max_depth
+
+
+def served_spec(
+    config: ServerConfig,
+    spec: str,
+    simulations: int | None,
+    *,
+    game: str | None = None,
+    settings: dict[str, int] | None = None,
+) -> str:
+    """The spec of an agent the server plays (for ``game``, when given, at its ``settings``,
+    when given), with its strength (``simulations`` replaces a search's); BadRequest for
+    any other."""
+    spec, kinds = spec.strip(), served_kinds(config)
+    found = agents.find_kind(spec, kinds)
+    if found is None:
+        raise BadRequest(
+            f"agent: expected one of {', '.join(k.kind for k in kinds)} (with "
+            f"':<strength>' where it has one), got {spec!r}. Agents from files (az:<run>) "
+            "are not served.",
+        )
+    kind, argument = found
+    name, strength = kind.kind, kind.strength
+    if game is not None and not kind.plays(game):
+        raise BadRequest(f"agent: {name} plays {', '.join(kind.games)} only, not {game}.")
+    if game is not None and settings is not None and kind.only_settings is not None:
+        allowed = kind.only_settings(game)
+        if settings not in allowed:
+
+            def shown(one):
+                return ",".join(f"{key}={value}" for key, value in one.items())
+
+            where = " or ".join(shown(one) for one in allowed) or "no settings yet"
+            raise BadRequest(f"agent: {name} plays {game} at {where} only, not {shown(settings)}.")
+    if strength is None:
+        if argument or simulations is not None:
+            raise BadRequest(f"agent {name!r} takes no strength, got {spec!r}.")
+        return kind.spec()
+    if simulations is not None:
+        if strength.name != "simulations":
+            raise BadRequest(f"simulations: {name} has a {strength.name}, not simulations.")
+        argument = str(simulations)
+    low, high = strength.minimum, strongest(config, kind)
+    if not argument:
+        return kind.spec(game=game)
+    if not (argument.isascii() and argument.isdigit() and low <= int(argument) <= high):
+        raise BadRequest(
+            f"{strength.name} of {name}: expected an integer in [{low}, {high}], got {argument!r}.",
+        )
+    return kind.spec(int(argument))
+
+
+def catalogue(config: ServerConfig) -> dict[str, Any]:
+    """``GET /api/games``: each game with its settings' bounds, the agents that play it and
+    the settings at which the solver answers; the human's sides."""
+    listed = []
+    for name in games.available():
+        kinds = []
+        for kind in [k for k in served_kinds(config) if k.plays(name)]:
+            described = {"spec": kind.kind, "label": kind.label, "strength": None}
+            if kind.strength:
+                described["strength"] = {
+                    "name": kind.strength.name,
+                    "min": kind.strength.minimum,
+                    "max": strongest(config, kind),
+                    "default": kind.strength.default_for(name),
+                }
+            only = kind.only_settings
+            described["only_settings"] = None if only is None else only(name)
+            kinds.append(described)
+        listed.append(
+            {
+                "name": name,
+                "title": TITLES.get(name, name),
+                "settings": games.settings_of(name),
+                "agents": kinds,
+                "solver": solver_settings(name),
+            }
+        )
+    return {"games": listed, "sides": list(SIDES)}
+
+
+def new_session_model(config: ServerConfig) -> type[contract.NewSession]:
+    """``contract.NewSession``, published with the schema of the bodies this server plays."""
+    ranges = [
+        contract.AgentRange(
+            kind,
+            None if kind.strength is None else kind.strength.name,
+            0 if kind.strength is None else kind.strength.minimum,
+            0 if kind.strength is None else strongest(config, kind),
+        )
+        for kind in served_kinds(config)
+    ]
+    schema = contract.new_session_schema(ranges, default_agent=DEFAULT_AGENT)
+    return contract.published_as(contract.NewSession, schema)
+
+
+def describe(game: Game, spec: str) -> str:
+    """An agent as the status names it: "Connect Four (rows 6, cols 7, connect 4), mcts:50"."""
+    settings = dict(game.settings)
+    shown = ", ".join(f"{name} {value}" for name, value in settings.items())
+    return f"{TITLES.get(game.name, game.name)} ({shown}), {spec}"

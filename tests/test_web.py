@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from alphazero_jax import agents, games
-from alphazero_jax.play import batching, executables, verdicts, web
+from alphazero_jax.play import batching, executables, web
 from alphazero_jax.play import session as play_session
 from alphazero_jax.play.agent_pool import AgentPool, NewAgentTurns, PoolFull
 from alphazero_jax.play.compiler import Compiler
@@ -392,24 +392,32 @@ def test_verdicts_beyond_the_node_budget_are_unknown():
 
 
 def test_a_long_solve_holds_up_no_other_request():
-    # The solver searches the empty 6x7 board (no book: 20 million nodes, seconds) on a
-    # thread of its own without the GIL; meanwhile a game against random goes on (its agent
-    # compiled first, in another game, so that its moves take milliseconds).
-    config = web.ServerConfig(verdict_nodes=20_000_000)
+    # The solver searches the empty 6x7 board (no book: minutes) on a thread of its own
+    # without the GIL; meanwhile a game against random goes on (its agent compiled first, in
+    # another game, so that its moves take milliseconds). No clock decides the order: the
+    # moves start once the search is seen spending its node budget, and the test ends the
+    # search (spends its budget) only after them, so that it is still running when they
+    # are answered. A server that made them wait (the search on the event loop, or holding
+    # the GIL, or a lock the moves need) answers them only once the search has run out of
+    # its budget by itself (~15 s): the check below fails.
+    budget = 100_000_000
+    config = web.ServerConfig(verdict_nodes=budget)
     with TestClient(web.create_app(config)) as client:
         solving = new(client, game="connect_four")
         playing = new(client, game="connect_four", agent="random")
         warm = new(client, game="connect_four", agent="random")
         assert client.post(f"/api/sessions/{warm['id']}/moves", json={"move": "1"}).is_success
-        started, solved = threading.Event(), verdicts._verdicts
+        scratch, budgets = solver._scratch, []
 
-        def solve(*args):
-            started.set()
-            return solved(*args)
+        def kept(rows, cols, max_nodes):  # the search's working rows: its budget's row
+            made = scratch(rows, cols, max_nodes)
+            if max_nodes == budget:
+                budgets.append(made[1][-1])  # [nodes left, max_nodes, ...], read by the search
+            return made
 
         with (
             mock.patch.object(opening_book, "shipped", lambda rows, cols: None),
-            mock.patch.object(verdicts, "_verdicts", solve),
+            mock.patch.object(solver, "_scratch", kept),
         ):
             answer = {}
             asker = threading.Thread(
@@ -418,13 +426,20 @@ def test_a_long_solve_holds_up_no_other_request():
                 )
             )
             asker.start()
-            started.wait()
-            time.sleep(0.2)  # into the search, which takes seconds
+            for _ in range(6000):  # a guard, not a timing: the search starts in a moment
+                if budgets and budgets[0][0] < budget:
+                    break
+                assert asker.is_alive(), answer
+                time.sleep(0.01)
+            assert budgets, "the search did not start"
+            (left,) = budgets
             for move in ("4", "4", "4"):
                 view = client.post(f"/api/sessions/{playing['id']}/moves", json={"move": move})
                 assert view.status_code == 200
-            assert not answer, "the game waited for the solver"
-            asker.join()
+            assert left[0] >= 0 and not answer, "the game waited for the solver"
+            while asker.is_alive():  # spends the budget: the search ends at its next node
+                left[0] = -1  # again: the search's own count may write over one of ours
+                asker.join(0.01)
         assert answer["verdicts"] is None and "too far" in answer["reason"]
 
 

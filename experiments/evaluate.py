@@ -67,7 +67,8 @@ def main(argv: list[str]) -> None:
     cli.begin(argv)
     import jax
 
-    from alphazero_jax.evaluation import elo, plots, tournament
+    from alphazero_jax.evaluation import elo, tournament
+    from alphazero_jax.training import plots
 
     try:
         settings = cli.parse_settings(_SETTINGS.value)

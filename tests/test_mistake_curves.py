@@ -2,7 +2,7 @@
 
 import pytest
 
-from alphazero_jax.evaluation import plots
+from alphazero_jax.training import plots
 
 
 def _record(seconds, rate, name="Test_L2_R2", title="Middle-Medium"):

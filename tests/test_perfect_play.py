@@ -262,7 +262,7 @@ def test_training__evaluation_every_0_turns_perfect_play_off_too():
 
 def test_plot_mistake_rates__rejects_records_without_results(tmp_path):
     with pytest.raises(ValueError, match="no record has 'perfect_play'"):
-        from alphazero_jax.evaluation import plots
+        from alphazero_jax.training import plots
 
         plots.plot_mistake_rates([{"iteration": 1}], str(tmp_path / "x.png"))
 

@@ -10,8 +10,9 @@ import jax
 import pytest
 
 from alphazero_jax import agents, games
-from alphazero_jax.evaluation import elo, plots, tournament
+from alphazero_jax.evaluation import elo, tournament
 from alphazero_jax.evaluation.arena import MatchResult, Record
+from alphazero_jax.training import plots
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

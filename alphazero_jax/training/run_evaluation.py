@@ -18,8 +18,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from alphazero_jax.evaluation import plots
-from alphazero_jax.training import evaluator
+from alphazero_jax.training import evaluator, plots
 
 ELO_FILE = "elo.json"
 ELO_PLOT = "elo.png"

@@ -26,9 +26,9 @@ import ml_collections
 
 from alphazero_jax import agents, checkpoints, games, runs
 from alphazero_jax.agents import td_agent
-from alphazero_jax.evaluation import arena, plots
+from alphazero_jax.evaluation import arena
 from alphazero_jax.search import td_table, tdmcts, tdmcts_run
-from alphazero_jax.training import run_logging
+from alphazero_jax.training import plots, run_logging
 from alphazero_jax.training.config_schema import ConfigError
 from alphazero_jax.types import Agent, Game
 

@@ -145,7 +145,7 @@ def _run_mode(workdir: str) -> None:
     from tensorboardX import SummaryWriter
 
     from alphazero_jax import checkpoints, games, runs
-    from alphazero_jax.evaluation import plots
+    from alphazero_jax.training import plots
     from alphazero_jax.training.run_logging import TENSORBOARD_DIR
 
     steps = runs.checkpoint_steps(workdir)
@@ -182,7 +182,7 @@ def _run_mode(workdir: str) -> None:
 
 
 def _compare_mode(specs: list[str]) -> None:
-    from alphazero_jax.evaluation import plots
+    from alphazero_jax.training import plots
 
     curves = {}
     for spec in specs:

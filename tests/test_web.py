@@ -294,9 +294,13 @@ def test_a_new_game_of_an_agent_held_compiles_nothing(client):
     for moves in ("b2", "a1"):
         view = new(client, agent="greedy")
         client.post(f"/api/sessions/{view['id']}/moves", json={"move": moves})
+        assert client.post(f"/api/sessions/{view['id']}/hint").is_success
     ((key, programs),) = client.app.state.server.pool.programs.items()
     assert key[1] == "greedy"
     assert programs.step._cache_size() == programs.facts._cache_size() == 1
+    # One compiled analysis per agent: the moves and hints are its Batcher's searches (one
+    # program per batch size); the analysis of the sessions' programs is never traced.
+    assert programs.analyse._cache_size() == 0
 
 
 def test_the_page_and_nothing_else_on_disk(client):

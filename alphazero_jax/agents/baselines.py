@@ -107,13 +107,13 @@ def minimax_agent(game: Game, *, depth: int, name: str | None = None) -> Agent:
         values, legal = negamax(states)
         return uniform_choice(key, alphabeta.best_moves(values, legal))
 
-    return Agent(name or f"minimax:{depth}", act_fn)
+    return Agent(name or MINIMAX.spec(depth), act_fn)
 
 
 def mcts_agent(game: Game, *, num_simulations: int) -> Agent:
     """UCT with uniform priors and random playouts; see ``search.rollout_mcts``."""
     act_fn = rollout_mcts.make_rollout_mcts(game, num_simulations=num_simulations)
-    return Agent(f"mcts:{num_simulations}", act_fn)
+    return Agent(MCTS.spec(num_simulations), act_fn)
 
 
 def _minimax(game: Game, spec: str, argument: str) -> Agent:
@@ -127,6 +127,28 @@ def _minimax(game: Game, spec: str, argument: str) -> Agent:
 def _mcts(game: Game, spec: str, argument: str) -> Agent:
     return mcts_agent(game, num_simulations=registry.count(spec, argument, minimum=1))
 
+
+MINIMAX = registry.AgentKind(
+    "minimax",
+    "minimax:<depth>",
+    "Alpha-beta on a heuristic",
+    "alpha-beta `<depth>` plies deep on the game's heuristic, exact at game ends, faster wins "
+    "first, random among equal moves",
+    _minimax,
+    strength=registry.Strength("depth", 1, 4),
+    interactive=True,
+    example="minimax:2",
+)
+MCTS = registry.AgentKind(
+    "mcts",
+    "mcts:<simulations>",
+    "MCTS with random playouts",
+    "UCT with uniform priors and one random playout per new node, `<simulations>` a move (mctx)",
+    _mcts,
+    strength=registry.Strength("simulations", 1, 400),
+    interactive=True,
+    example="mcts:8",
+)
 
 KINDS = (  # weakest first, roughly: the play page offers them in the reverse order
     registry.AgentKind(
@@ -157,28 +179,8 @@ KINDS = (  # weakest first, roughly: the play page offers them in the reverse or
         interactive=True,
         example="greedy:flips",
     ),
-    registry.AgentKind(
-        "minimax",
-        "minimax:<depth>",
-        "Alpha-beta on a heuristic",
-        "alpha-beta `<depth>` plies deep on the game's heuristic, exact at game ends, faster wins "
-        "first, random among equal moves",
-        _minimax,
-        strength=registry.Strength("depth", 1, 4),
-        interactive=True,
-        example="minimax:2",
-    ),
-    registry.AgentKind(
-        "mcts",
-        "mcts:<simulations>",
-        "MCTS with random playouts",
-        "UCT with uniform priors and one random playout per new node, `<simulations>` a "
-        "move (mctx)",
-        _mcts,
-        strength=registry.Strength("simulations", 1, 400),
-        interactive=True,
-        example="mcts:8",
-    ),
+    MINIMAX,
+    MCTS,
     registry.AgentKind(
         "greedy:path",
         "greedy:path",

@@ -15,8 +15,8 @@ LAYERS = (
     ("search", "runs"),
     ("agents",),
     ("evaluation",),
+    ("play",),  # below training: playing an agent never needs the loop
     ("training",),
-    ("play",),
     ("cli",),
 )
 

@@ -26,7 +26,7 @@ from alphazero_jax.cli import (
 from alphazero_jax import agents
 
 _GAME = flags.DEFINE_string("game", None, "Game name, e.g. connect_four.", required=True)
-_SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
+_SETTINGS = cli.define_game_settings()
 _AGENTS = flags.DEFINE_list(
     "agents", None, f"At least two agents. {agents.spec_help()}", required=True
 )

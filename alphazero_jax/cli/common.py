@@ -12,6 +12,8 @@ from absl import app, flags, logging
 
 from alphazero_jax.cli import compilation_cache
 
+flags.disclaim_key_flags()  # a flag defined below belongs to the program that asks for it
+
 
 def begin(argv: list[str]) -> None:
     """Refuses stray arguments, shows only warnings unless ``--verbosity`` was given (orbax
@@ -38,6 +40,11 @@ def fail(message: object, status: int = 2) -> NoReturn:
     """Ends the program with ``error: <message>`` on one line and ``status``."""
     print(f"error: {message}", file=sys.stderr)
     sys.exit(status)
+
+
+def define_game_settings() -> flags.FlagHolder[str]:
+    """``--game_settings`` (read it with ``parse_settings``), for a program that picks a game."""
+    return flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
 
 
 def parse_settings(text: str) -> dict[str, int]:

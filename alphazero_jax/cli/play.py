@@ -24,7 +24,7 @@ from alphazero_jax.cli import common as cli
 _GAME = flags.DEFINE_string(
     "game", "connect_four", "Game name: connect_four, othello, quoridor, tic_tac_toe."
 )
-_SETTINGS = flags.DEFINE_string("game_settings", "", "Game settings, e.g. rows=5,cols=6.")
+_SETTINGS = cli.define_game_settings()
 _AGENT = flags.DEFINE_string(
     "agent", "az:pretrained", f"The opponent's agent. {agents.spec_help()}"
 )

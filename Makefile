@@ -47,7 +47,7 @@ $(VENV)/.installed-$(ACCEL): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '$(call extras,)'
 	touch $@
 
-# The test installation has the docs extra too: tests/test_docs.py builds the site.
+# The test installation has the docs extra too: tests/repository/test_docs.py builds the site.
 $(VENV)/.installed-test-$(ACCEL): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '$(call extras,test$(comma)docs)'
 	touch $@ $(VENV)/.installed-$(ACCEL)
@@ -102,7 +102,7 @@ bench: $(VENV)/.installed-bench-$(ACCEL)
 	$(BIN)/python -m experiments.benchmarks.games
 
 # The site: MyST pages, the configuration reference and the API generated from the package,
-# the notebooks as saved (docs/conf.py). The same build as tests/test_docs.py's.
+# the notebooks as saved (docs/conf.py). The same build as tests/repository/test_docs.py's.
 docs: $(VENV)/.installed-test-$(ACCEL)
 	$(BIN)/sphinx-build -W --keep-going -j auto -q -b html docs docs/_build/html
 	@echo "The site: docs/_build/html/index.html"

@@ -1,7 +1,7 @@
 """Sphinx configuration of the docs site: MyST Markdown pages, notebooks rendered with their
 saved outputs (never executed: the tests run them), the API generated from docstrings.
 
-Build it with ``make docs`` (warnings are errors); ``tests/test_docs.py`` builds it too.
+Build it with ``make docs`` (warnings are errors); ``tests/repository/test_docs.py`` builds it too.
 Nothing is fetched at build or view time: no intersphinx, no remote scripts or fonts.
 """
 
@@ -42,8 +42,8 @@ templates_path = ["_templates"]
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 
-# Notebooks: shown with the outputs saved in them, never run here (tests/test_notebooks.py
-# runs them); no ipywidgets script, which would come from a CDN.
+# Notebooks: shown with the outputs saved in them, never run here
+# (tests/repository/test_notebooks.py runs them); no ipywidgets script, which would come from a CDN.
 nb_execution_mode = "off"
 nb_ipywidgets_js: dict = {}
 

@@ -11,7 +11,7 @@ bounds and steps, the rules between settings that ``games.settings_of`` does not
 ``JOINT_RULES``), and within it one per agent that plays it (its spec as a pattern, its
 strength within the server's bounds, the settings it is limited to). A body that the schema
 admits is played; the one rule a schema cannot state is that ``moves`` be legal from the
-start (422 otherwise). ``tests/test_web_schema.py`` holds the server to both.
+start (422 otherwise). ``tests/play/test_web_schema.py`` holds the server to both.
 """
 
 from __future__ import annotations

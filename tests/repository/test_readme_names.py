@@ -6,7 +6,7 @@ target, {doc}`...`), the commands of the ```bash blocks (continued lines joined)
 ```console blocks (the lines after a `$ ` prompt); the ```python blocks only for their
 imports, which name the short forms the prose uses (`solver`, `elo`). The docs pages are
 every docs/**/*.md but the generated ones (docs/api/, docs/_generated/, docs/_build/);
-tests/test_docs.py runs their python blocks. What each kind of span must be:
+tests/repository/test_docs.py runs their python blocks. What each kind of span must be:
 
 - a dotted name whose first part is one of our modules (`runs.restore_network(workdir)`,
   `solvers.connect_four.move_scores`): the README leaves out `alphazero_jax.` and parent
@@ -55,7 +55,7 @@ import pytest
 
 from alphazero_jax import configs
 
-ROOT = pathlib.Path(__file__).parent.parent
+ROOT = pathlib.Path(__file__).parents[2]
 README = ROOT / "README.md"
 MAKEFILE = ROOT / "Makefile"
 DOCS = ROOT / "docs"
@@ -293,7 +293,7 @@ def _define_calls(module: str, calls: list[ast.Call]) -> dict[str, str]:
         if not arguments or not isinstance(arguments[0], ast.Constant):
             raise AssertionError(
                 f"{module}:{node.lineno}: {function}'s flag name is not a string literal; "
-                "teach tests/test_readme_names.py to read it"
+                "teach tests/repository/test_readme_names.py to read it"
             )
         kind = "bool" if function in ("DEFINE_bool", "DEFINE_boolean") else "value"
         defined[arguments[0].value] = "config" if function.startswith("DEFINE_config") else kind

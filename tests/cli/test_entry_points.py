@@ -11,7 +11,7 @@ import pytest
 from alphazero_jax import configs
 from alphazero_jax.training import train
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from alphazero_jax import agents, games
 from alphazero_jax.agents import pretrained
 from alphazero_jax.play import web
 
-ROOT = pathlib.Path(__file__).parent.parent
+ROOT = pathlib.Path(__file__).parents[2]
 AGENTS_PAGE = ROOT / "docs" / "agents.md"  # the spec table, from agents.spec_table()
 
 

@@ -34,7 +34,7 @@ def _layer(module: str) -> int | None:
     for index, names in enumerate(LAYERS):
         if top in names:
             return index
-    raise AssertionError(f"{module} is in no layer of tests/test_architecture.py: add it.")
+    raise AssertionError(f"{module} is in no layer of {__file__}'s LAYERS: add it.")
 
 
 def _where(graph, importer: str, imported: str) -> str:
@@ -96,7 +96,7 @@ def test_only_the_command_line_programs_read_flags():
     library below takes typed arguments (DESIGN.md: config lives at the edge)."""
     import pathlib
 
-    root = pathlib.Path(__file__).parent.parent / PACKAGE
+    root = pathlib.Path(__file__).parents[2] / PACKAGE
     readers = [
         str(path.relative_to(root.parent))
         for path in sorted(root.rglob("*.py"))

@@ -18,7 +18,7 @@ from alphazero_jax.play import terminal
 from alphazero_jax.play.session import MoveError, PlaySession
 from alphazero_jax.types import Agent
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _leftmost(game):

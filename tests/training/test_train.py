@@ -19,7 +19,7 @@ from alphazero_jax.configs import othello as othello_presets
 from alphazero_jax.configs import settings
 from alphazero_jax.training import train
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _smoke(game="tic_tac_toe", **overrides):

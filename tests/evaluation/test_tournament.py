@@ -14,7 +14,7 @@ from alphazero_jax.evaluation import elo, tournament
 from alphazero_jax.evaluation.arena import MatchResult, Record
 from alphazero_jax.training import plots
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SPECS = ("random", "greedy", "minimax:2")
 

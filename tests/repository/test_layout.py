@@ -1,13 +1,14 @@
-"""The design page's table of package layers is the one tests/test_architecture.py enforces:
-each layer's number and modules, nothing more and nothing left out. (Every public module has
-its API page: tests/test_docs.py checks docs/api.md.)"""
+"""The design page's table of package layers is the one that
+tests/repository/test_architecture.py enforces: each layer's number and modules, nothing more
+and nothing left out. (Every public module has its API page: tests/repository/test_docs.py
+checks docs/api.md.)"""
 
 import pathlib
 import re
 
 from test_architecture import LAYERS
 
-DESIGN = pathlib.Path(__file__).parent.parent / "docs" / "design.md"
+DESIGN = pathlib.Path(__file__).parents[2] / "docs" / "design.md"
 
 
 def _table() -> dict[int, set[str]]:

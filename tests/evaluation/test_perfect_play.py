@@ -19,7 +19,7 @@ from alphazero_jax.training import train
 from alphazero_jax.types import Agent
 from experiments.data import label_pons
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GAME = games.make("connect_four")
 
 # Three positions from Test_L3_R1 (End-Easy) with made-up labels, to count by hand.

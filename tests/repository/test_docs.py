@@ -19,7 +19,7 @@ docs/_generated/ or docs/_build/, which the build writes):
 - A page's own Python modules, the ``*.py`` files beside it in docs/ (shown on the page with
   ``{literalinclude}``), are in the working directory when its blocks run, as they would be
   for a reader who saved them there.
-- ```bash and ```console blocks do not run: tests/test_readme_names.py checks that each
+- ```bash and ```console blocks do not run: tests/repository/test_readme_names.py checks that each
   command of ours in them (``make``, ``python -m experiments...``, ``alphazero-train``)
   names targets, entry points, flags and config keys that exist.
 
@@ -45,7 +45,7 @@ import pytest
 from alphazero_jax import configs
 from alphazero_jax.configs import settings
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 GENERATED = ("_build", "_generated", "api")  # folders of docs/ that the build writes
 NO_RUN = "no-run"

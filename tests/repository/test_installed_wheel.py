@@ -29,7 +29,7 @@ from test_notebooks import NOTEBOOKS, TINY, cells, source, tiny_cell
 
 pytestmark = pytest.mark.slow  # two minutes on two cores with pip's cache warm: pip, XLA
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 GAMES = {"connect_four", "othello", "quoridor", "tic_tac_toe"}
 SCRIPTS = ("alphazero-train", "alphazero-play", "alphazero-serve")
 # Settings through which the checkout could reach an installed program.

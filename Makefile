@@ -2,9 +2,11 @@
 #   make install   -- create .venv and install the package (with the accelerator's JAX).
 #   make train     -- train Connect Four into runs/ (the `cpu` preset when JAX sees no
 #                     accelerator, `default` on a GPU or TPU); run it again to resume.
-#   make test      -- install the test and docs extras, lint and run every test (as CI
-#                     does; the docs build is one of them).
+#   make test      -- install the test and docs extras, lint and run every test but the
+#                     few marked long (the docs build is one of them).
 #   make test-fast -- the same without the tests marked slow (development).
+#   make test-long -- the checks of the whole system marked long: the installed wheel, the
+#                     fault soak, two processes (CI runs make test, then this).
 #   make agent     -- train and export a shipped agent from its recipe (GAME=connect_four).
 #   make play      -- play Connect Four in the terminal against the shipped agent
 #                     (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).
@@ -34,7 +36,7 @@ GAME ?= connect_four
 PLAY_ARGS ?=
 SERVE_ARGS ?=
 
-.PHONY: install train agent play serve test test-fast lint browser bench docs clean
+.PHONY: install train agent play serve test test-fast test-long lint browser bench docs clean
 
 $(BIN)/python:
 	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version))"
@@ -93,10 +95,13 @@ browser:
 	fi
 
 test: lint browser
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest $(PYTEST_ARGS) -m "not long"
 
 test-fast: lint browser
-	$(BIN)/pytest $(PYTEST_ARGS) -m "not slow"
+	$(BIN)/pytest $(PYTEST_ARGS) -m "not slow and not long"
+
+test-long: $(VENV)/.installed-test-$(ACCEL)
+	$(BIN)/pytest $(PYTEST_ARGS) -m long
 
 bench: $(VENV)/.installed-bench-$(ACCEL)
 	$(BIN)/python -m experiments.benchmarks.games

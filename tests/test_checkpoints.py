@@ -205,6 +205,7 @@ def test_session__a_save_that_fails_names_the_checkpoint_it_resumes_from(
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_soak__killed_runs_resume_and_end_where_an_uninterrupted_one_does(tmp_path):
     """The short version of ``python -m experiments.stress.soak``: two SIGKILLs, one of them
     inside a checkpoint write."""

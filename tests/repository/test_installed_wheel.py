@@ -27,7 +27,8 @@ from collections.abc import Iterator
 import pytest
 from test_notebooks import NOTEBOOKS, TINY, cells, source, tiny_cell
 
-pytestmark = pytest.mark.slow  # two minutes on two cores with pip's cache warm: pip, XLA
+# two minutes on two cores with pip's cache warm: pip, XLA
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GAMES = {"connect_four", "othello", "quoridor", "tic_tac_toe"}

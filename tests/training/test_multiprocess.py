@@ -62,6 +62,7 @@ def _losses(workdir) -> list[float]:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_train__two_processes_agree_with_one_and_resume_in_one(tmp_path):
     shared, single = tmp_path / "two_processes", tmp_path / "one_process"
     address = f"--coordinator_address=127.0.0.1:{_free_port()}"

@@ -6,7 +6,8 @@
 #                     few marked long (the docs build is one of them).
 #   make test-fast -- the same without the tests marked slow (development).
 #   make test-long -- the checks of the whole system marked long: the installed wheel, the
-#                     fault soak, two processes (CI runs make test, then this).
+#                     fault soak, two processes, two trainings of a minute or more (CI runs
+#                     make test, then this).
 #   make agent     -- train and export a shipped agent from its recipe (GAME=connect_four).
 #   make play      -- play Connect Four in the terminal against the shipped agent
 #                     (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 import warnings
 from unittest import mock
 
@@ -24,6 +25,8 @@ import pytest
 
 from alphazero_jax import agents, games
 from alphazero_jax.play import batching, executables, web
+from alphazero_jax.play import routes as play_routes
+from alphazero_jax.play import server as play_server
 from alphazero_jax.play import session as play_session
 from alphazero_jax.play.agent_pool import AgentPool, NewAgentTurns, PoolFull
 from alphazero_jax.play.compiler import Compiler
@@ -311,14 +314,27 @@ def test_the_page_and_nothing_else_on_disk(client):
         assert client.get(path).status_code == 404, path
 
 
-def test_sessions_expire_and_are_bounded():
-    config = web.ServerConfig(max_sessions=2, idle_seconds=0.3)
+def test_sessions_expire_and_are_bounded(monkeypatch):
+    # The server's clock (time.monotonic in server.py and routes.py) is the test's: a session
+    # idle for 300 s is still there, and gone one second later.
+    now = [1000.0]
+    clock = types.SimpleNamespace(monotonic=lambda: now[0])
+    for module in (play_server, play_routes):
+        monkeypatch.setattr(module, "time", clock)
+    config = web.ServerConfig(max_sessions=2, idle_seconds=300)
     with TestClient(web.create_app(config)) as client:
-        first, _ = new(client), new(client)
+        first, second = new(client), new(client)
         full = client.post("/api/sessions", json={"game": "tic_tac_toe", "agent": "random"})
         assert full.status_code == 503 and "maximum of 2 sessions" in full.json()["error"]
-        time.sleep(0.4)
-        assert client.get(f"/api/sessions/{first['id']}").status_code == 404
+        now[0] += 200
+        assert client.get(f"/api/sessions/{second['id']}").status_code == 200  # used again
+        now[0] += 100
+        assert client.get(f"/api/sessions/{first['id']}").status_code == 200  # 300 s: kept
+        now[0] += 1
+        assert client.get(f"/api/sessions/{first['id']}").status_code == 200  # idle 1 s
+        now[0] += 300.5
+        assert client.get(f"/api/sessions/{second['id']}").status_code == 404  # idle 401.5 s
+        assert client.get(f"/api/sessions/{first['id']}").status_code == 404  # idle 300.5 s
         new(client)  # room again
 
 
@@ -658,8 +674,10 @@ def test_a_client_beyond_its_rate_of_new_agents_waits_its_turn_and_no_one_else_d
                 started = time.monotonic()
                 asking = [session(a, f"mcts:{n}", started) for n in (1, 2, 3, 4)]
                 done = asyncio.gather(*asking, session(b, "mcts:5", started))
-                await asyncio.sleep(0.5)
-                waiting = (await b.get("/api/stats")).json()["new_agents_waiting"]
+                waiting = 0  # until A's 3rd and 4th wait, or everything is done
+                while waiting < 2 and not done.done():
+                    await asyncio.sleep(0.01)  # a poll (the stats route never yields the loop)
+                    waiting = (await b.get("/api/stats")).json()["new_agents_waiting"]
                 return await done, waiting
 
     (*a_times, b_time), waiting = asyncio.run(run())

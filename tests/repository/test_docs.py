@@ -111,9 +111,16 @@ def run_blocks(page: pathlib.Path, blocks: list[tuple[int, str]], cwd: pathlib.P
 PAGES_WITH_CODE = [  # the README's blocks run too
     page for page in (ROOT / "README.md", *pages()) if python_blocks(page.read_text())
 ]
+# A page whose code trains for a minute (your own game: 20 iterations of Nim, then its
+# judging) runs in make test-long.
+LONG = {ROOT / "docs" / "tutorials" / "own_game.md"}
 
 
-@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "page",
+    [pytest.param(p, marks=pytest.mark.long) if p in LONG else p for p in PAGES_WITH_CODE],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_docs_page__python_blocks_run(page, tmp_path):
     for module in page.parent.glob("*.py"):
         shutil.copy(module, tmp_path / module.name)

@@ -92,6 +92,7 @@ def test_train__old_configs_get_the_settings_they_were_trained_with():
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_train__othello_smoke_with_gavriilidis_2019_opponents(tmp_path):
     """6x6 Othello (a pass action, 8 symmetries) trains, and evaluates against random,
     greedy:flips and minimax:2."""

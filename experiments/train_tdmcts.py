@@ -6,8 +6,8 @@ r"""Trains TD-MCTS: the flag-reading edge around ``training.tdmcts.train``.
 ``--opponent=self`` trains against itself (tournaments then against ``mcts:100`` unless
 ``--tournament_opponent`` says otherwise). Restarting with the same ``--workdir`` resumes
 from its newest checkpoint (a larger ``--episodes`` trains it further). The trained table
-plays as ``tdmcts:<simulations>:<workdir>`` in evaluate, strength.perfect_play and play. A bad flag
-prints one line, ``error: ...``, and exits with status 2.
+plays as ``tdmcts:<simulations>:<workdir>`` in evaluate, strength.perfect_play.agents and
+play. A bad flag prints one line, ``error: ...``, and exits with status 2.
 """
 
 from __future__ import annotations

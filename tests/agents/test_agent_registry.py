@@ -107,7 +107,7 @@ def test_web_catalogue__the_shipped_networks_default_is_their_agent_json():
     [
         ("experiments.evaluate", "agents"),
         ("experiments.play", "agent"),
-        ("experiments.strength.perfect_play", "agents"),
+        ("experiments.strength.perfect_play.agents", "agents"),
     ],
 )
 def test_entry_points__flag_help_is_the_generated_help(module, flag):

@@ -43,6 +43,10 @@ CASES = [
     ("benchmarks.arena", ["--matches=nope"], "--matches"),
     ("strength.learning_proof.baselines", ["--workdir={run}"], "cannot be read"),
     ("strength.learning_proof.connect_four", ["--workdir=/nonexistent"], "no training run"),
+    ("strength.perfect_play.agents", ["--sets=Nope", "--positions=1"], "--sets"),
+    ("strength.perfect_play.agents", ["--agents=minimax:x", "--positions=1"], "minimax"),
+    ("strength.perfect_play.checkpoints", ["--run={tmp}"], "no checkpoints"),
+    ("strength.perfect_play.compare", ["--runs={tmp}"], "judge the run first"),
     (
         "train",
         ["--config=connect_four:cpu", "--workdir={tmp}/w", "--config.replay.capacity=10**12"],

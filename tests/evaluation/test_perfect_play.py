@@ -155,7 +155,7 @@ def test_benchmark_c4__prints_and_writes_the_table(tmp_path):
     command = [
         sys.executable,
         "-m",
-        "experiments.strength.perfect_play",
+        "experiments.strength.perfect_play.agents",
         "--agents=random,solver",
         "--sets=Test_L3_R1,Random_Play",
         "--positions=20",
@@ -203,7 +203,7 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
     command = [
         sys.executable,
         "-m",
-        "experiments.strength.perfect_play",
+        "experiments.strength.perfect_play.checkpoints",
         f"--run={workdir}",
         "--sets=Test_L3_R1",
         "--positions=10",
@@ -217,7 +217,11 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
 
     # Judged runs drawn together (here the same run under two labels).
     output = tmp_path / "compare"
-    command[3:] = [f"--compare=a={workdir},{workdir}", f"--output={output}"]
+    command[2:] = [
+        "experiments.strength.perfect_play.compare",
+        f"--runs=a={workdir},{workdir}",
+        f"--output={output}",
+    ]
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rate = f"{checkpoint['perfect_play']['Test_L3_R1']['mistake_rate']:.1%}"

@@ -1,0 +1,76 @@
+r"""Every saved checkpoint of a Connect Four run against perfect play.
+
+    python -m experiments.strength.perfect_play.checkpoints --run=runs/connect_four \
+        [--simulations=32] [--sets=Test_L3_R1,Test_L2_R2,Random_Play]
+
+Each checkpoint plays with its run's search (or ``--simulations``). It writes
+``perfect_play_checkpoints.json`` and ``perfect_play_checkpoints.png`` into the run
+directory and the curves into its TensorBoard (``perfect_play_checkpoints/<set>/...``);
+each record also holds the run's training time at that checkpoint (``seconds``), which
+``experiments.strength.perfect_play.compare`` draws runs against.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from absl import flags
+
+if __name__ == "__main__":
+    from alphazero_jax.cli import host_devices  # noqa: F401  (first: before JAX starts)
+
+from alphazero_jax.cli import common as cli
+from experiments.strength.perfect_play import common
+
+_RUN = flags.DEFINE_string("run", None, "The run whose saved checkpoints are judged.")
+_SIMULATIONS = flags.DEFINE_integer("simulations", -1, "Simulations (-1: the run's own).")
+_SETS, _POSITIONS, _BATCH, _SEED = common.define_judging()
+flags.mark_flag_as_required("run")
+
+
+def main(argv: list[str]) -> None:
+    from tensorboardX import SummaryWriter
+
+    from alphazero_jax import checkpoints, games, runs
+    from alphazero_jax.training import plots
+    from alphazero_jax.training.run_logging import TENSORBOARD_DIR
+
+    cli.begin(argv)
+    workdir = _RUN.value
+    steps = runs.checkpoint_steps(workdir)
+    if not steps:
+        cli.fail(f"--run={workdir}: no checkpoints in {workdir}/checkpoints.")
+    game = games.make("connect_four")
+    labels = common.labels(_SETS.value, _POSITIONS.value)
+    simulations = "" if _SIMULATIONS.value < 0 else f":{_SIMULATIONS.value}"
+    records = []
+    writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR))
+    manager = runs.checkpoint_manager(workdir)
+    for step in steps:
+        checkpoint = os.path.join(workdir, runs.CHECKPOINT_DIR, str(step))
+        agent, value_fn = common.agent_of(game, f"az:{checkpoint}{simulations}")
+        print(f"checkpoint {step} ({agent.name}):", flush=True)
+        results = common.judge(
+            game, agent, labels, value_fn, seed=_SEED.value, batch_size=_BATCH.value
+        )
+        record = {"iteration": step, "perfect_play": {r.set_name: r.as_dict() for r in results}}
+        seconds = checkpoints.restore_metadata(manager, step).get("seconds")
+        records.append(record if seconds is None else dict(record, seconds=seconds))
+        for result in results:
+            tag = f"perfect_play_checkpoints/{result.title}"
+            writer.add_scalar(f"{tag}/mistake_rate", result.mistake_rate, step)
+            writer.add_scalar(f"{tag}/value_accuracy", result.value_accuracy, step)
+    writer.close()
+    manager.close()
+    path = os.path.join(workdir, common.CHECKPOINTS_FILE)
+    with open(path + ".tmp", "w") as file:
+        json.dump(records, file, indent=1)
+    os.replace(path + ".tmp", path)
+    figure = os.path.join(workdir, common.CHECKPOINTS_PLOT)
+    plots.plot_mistake_rates(records, figure, title=f"{workdir}: mistakes by checkpoint")
+    print(f"Wrote {path} and {figure}")
+
+
+if __name__ == "__main__":
+    cli.run(main, __name__)

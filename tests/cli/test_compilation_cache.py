@@ -1,6 +1,6 @@
 """The entry points' compilation cache (``alphazero_jax/cli/compilation_cache.py``): where it
 lives, and that a directory others could write to is refused, since JAX runs what it finds
-there. ``test_web.py`` checks that ``experiments.serve`` creates it with mode 0700."""
+there. ``test_serve.py`` checks that ``experiments.serve`` creates it with mode 0700."""
 
 import os
 import pathlib

@@ -1,0 +1,12 @@
+"""The play tests' ``client``: the server's app in FastAPI's test client, its life cycle run."""
+
+import pytest
+from api_client import TestClient
+
+from alphazero_jax.play import web
+
+
+@pytest.fixture
+def client():
+    with TestClient(web.create_app()) as c:
+        yield c

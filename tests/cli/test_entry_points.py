@@ -45,6 +45,8 @@ CASES = [
     ("strength.learning_proof.connect_four", ["--workdir=/nonexistent"], "no training run"),
     ("strength.perfect_play.agents", ["--sets=Nope", "--positions=1"], "--sets"),
     ("strength.perfect_play.agents", ["--agents=minimax:x", "--positions=1"], "minimax"),
+    ("strength.perfect_play.agents", ["--agents=az:{run}", "--positions=1"], "cannot be read"),
+    ("strength.perfect_play.checkpoints", ["--run={run}", "--positions=1"], "cannot be read"),
     ("strength.perfect_play.checkpoints", ["--run={tmp}"], "no checkpoints"),
     ("strength.perfect_play.compare", ["--runs={tmp}"], "judge the run first"),
     (

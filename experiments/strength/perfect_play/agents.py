@@ -40,7 +40,7 @@ def main(argv: list[str]) -> None:
     for spec in _AGENTS.value:
         try:
             agent, value_fn = common.agent_of(game, spec)
-        except ValueError as error:
+        except (ValueError, FileNotFoundError) as error:  # a bad spec, an unreadable run
             cli.fail(error)
         print(f"{agent.name}:", flush=True)
         results = common.judge(

@@ -47,22 +47,27 @@ def main(argv: list[str]) -> None:
     records = []
     writer = SummaryWriter(os.path.join(workdir, TENSORBOARD_DIR))
     manager = runs.checkpoint_manager(workdir)
-    for step in steps:
-        checkpoint = os.path.join(workdir, runs.CHECKPOINT_DIR, str(step))
-        agent, value_fn = common.agent_of(game, f"az:{checkpoint}{simulations}")
-        print(f"checkpoint {step} ({agent.name}):", flush=True)
-        results = common.judge(
-            game, agent, labels, value_fn, seed=_SEED.value, batch_size=_BATCH.value
-        )
-        record = {"iteration": step, "perfect_play": {r.set_name: r.as_dict() for r in results}}
-        seconds = checkpoints.restore_metadata(manager, step).get("seconds")
-        records.append(record if seconds is None else dict(record, seconds=seconds))
-        for result in results:
-            tag = f"perfect_play_checkpoints/{result.title}"
-            writer.add_scalar(f"{tag}/mistake_rate", result.mistake_rate, step)
-            writer.add_scalar(f"{tag}/value_accuracy", result.value_accuracy, step)
-    writer.close()
-    manager.close()
+    try:  # closed on every way out: a writer left open fails at exit
+        for step in steps:
+            checkpoint = os.path.join(workdir, runs.CHECKPOINT_DIR, str(step))
+            try:
+                agent, value_fn = common.agent_of(game, f"az:{checkpoint}{simulations}")
+            except (ValueError, FileNotFoundError) as error:  # a damaged checkpoint
+                cli.fail(error)
+            print(f"checkpoint {step} ({agent.name}):", flush=True)
+            results = common.judge(
+                game, agent, labels, value_fn, seed=_SEED.value, batch_size=_BATCH.value
+            )
+            record = {"iteration": step, "perfect_play": {r.set_name: r.as_dict() for r in results}}
+            seconds = checkpoints.restore_metadata(manager, step).get("seconds")
+            records.append(record if seconds is None else dict(record, seconds=seconds))
+            for result in results:
+                tag = f"perfect_play_checkpoints/{result.title}"
+                writer.add_scalar(f"{tag}/mistake_rate", result.mistake_rate, step)
+                writer.add_scalar(f"{tag}/value_accuracy", result.value_accuracy, step)
+    finally:
+        writer.close()
+        manager.close()
     path = os.path.join(workdir, common.CHECKPOINTS_FILE)
     with open(path + ".tmp", "w") as file:
         json.dump(records, file, indent=1)

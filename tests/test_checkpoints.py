@@ -152,6 +152,7 @@ def test_restore__when_no_step_reads_nothing_is_moved_and_the_error_says_why(tra
 def test_training__a_non_finite_loss_stops_before_anything_is_saved(trained, tmp_path):
     workdir = _copy(trained, tmp_path)
     config = _config(num_iterations=8, **{"learner.learning_rate": 1e30})
+    runs.write_config(str(workdir), config)  # the run's own setting: resuming keeps it
     with pytest.raises(session.TrainingError) as raised:
         train.train_and_evaluate(config, str(workdir))
     message = str(raised.value)

@@ -17,6 +17,7 @@ as ``time/*``.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -263,18 +264,47 @@ def _make_evaluator(config, game, apply_fn, opponents) -> evaluator.Evaluator | 
     )
 
 
+# Settings that may change when a run is resumed: how it is watched and kept, not what it
+# computes. ``num_iterations`` too where the learning rate does not depend on it.
+_RESUMABLE = (
+    "log_every",
+    "checkpoint_every_minutes",
+    "max_to_keep",
+    "time_limit_minutes",
+    "evaluation",
+)
+
+
 def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
-    """Refuses a workdir whose run plays another game or has another network shape."""
+    """Refuses a workdir whose run has other settings: all but ``_RESUMABLE`` must agree
+    for the run to go on exactly (its game, network and replay capacity are also the
+    shapes of its checkpoints)."""
     if not os.path.exists(os.path.join(workdir, runs.CONFIG_FILE)):
         return
-    previous = runs.read_config(workdir).to_dict()
-    for section in ("game", "network"):
-        before, now = previous.get(section), config[section].to_dict()
-        if before != now:
-            raise ConfigError(
-                f"{workdir} holds a run with {section} {before}, but this config asks for "
-                f"{section} {now}. Resume it with its own settings, or choose another workdir."
-            )
+    previous = _flat(settings.complete(runs.read_config(workdir)).to_dict())
+    now = _flat(json.loads(json.dumps(config.to_dict())))  # as config.json has it
+    resumable = _RESUMABLE
+    if config.learner.schedule == "constant" == previous.get("learner.schedule"):
+        resumable += ("num_iterations",)
+    for key in previous:  # a key the run's config lacks came later: not compared
+        if key.split(".")[0] in resumable or previous[key] == now.get(key):
+            continue
+        raise ConfigError(
+            f"{workdir} holds a run trained with {key}={previous[key]!r}, but this config "
+            f"asks for {key}={now.get(key)!r}, so it would not continue that run. Resume it "
+            "with its own settings (its config.json), or choose another workdir."
+        )
+
+
+def _flat(tree: dict, prefix: str = "") -> dict[str, Any]:
+    """``{dotted key: value}`` of a config's settings (a game's settings are one value)."""
+    flat = {}
+    for key, value in tree.items():
+        if isinstance(value, dict) and prefix + key != "game.settings":
+            flat.update(_flat(value, f"{prefix}{key}."))
+        else:
+            flat[prefix + key] = value
+    return flat
 
 
 def _check_writable(workdir: str, state: TrainingState) -> None:
@@ -313,8 +343,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     ``tensorboard/``, and with evaluation on ``elo.json`` and ``elo.png``. Each record of
     ``metrics.jsonl`` (and TensorBoard) also says where its interval's time went:
     ``time/selfplay``, ``time/learner``, ``time/evaluation`` and ``time/checkpoint``. If
-    ``workdir`` already holds checkpoints of the same game and network, the run continues
-    from the newest one, exactly as if it had never stopped. Ctrl-C (SIGINT or SIGTERM), or
+    ``workdir`` already holds a run, the run continues from its newest checkpoint, exactly
+    as if it had never stopped; its config may differ only in its evaluation, logging,
+    checkpoint cadence and time limit (and, under a constant learning rate, its
+    ``num_iterations``), else ``ConfigError``. Ctrl-C (SIGINT or SIGTERM), or
     ``config.time_limit_minutes`` of this call, saves a checkpoint and stops, within a
     match of an evaluation (an evaluation stopped that way runs again on resume).
 

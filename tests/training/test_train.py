@@ -229,10 +229,43 @@ def test_train__resumed_run_matches_uninterrupted_run(tmp_path):
 def test_train__refuses_a_workdir_of_another_game_or_network(tmp_path):
     workdir = str(tmp_path / "run")
     train.train_and_evaluate(_smoke(num_iterations=1), workdir)
-    with pytest.raises(ValueError, match=r"holds a run with network .*channels.: 8"):
+    with pytest.raises(ValueError, match=r"trained with network.channels=8, .* asks for .*=16"):
         train.train_and_evaluate(_smoke(**{"network.channels": 16}), workdir)
-    with pytest.raises(ValueError, match=r"holds a run with game .*tic_tac_toe"):
+    with pytest.raises(ValueError, match=r"trained with game.name='tic_tac_toe'"):
         train.train_and_evaluate(_smoke("connect_four"), workdir)
+
+
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ({"replay.capacity": 256}, "replay.capacity=512"),  # also the checkpoint's shape
+        ({"search.num_simulations": 8}, "search.num_simulations=4"),
+        ({"learner.learning_rate": 0.1}, "learner.learning_rate="),
+        ({"seed": 7}, "seed=0"),
+        ({"learner.schedule": "cosine"}, "learner.schedule='constant'"),
+    ],
+)
+def test_train__refuses_to_resume_a_run_with_settings_that_change_what_it_computes(
+    tmp_path, override, key
+):
+    workdir = str(tmp_path / "run")
+    train.train_and_evaluate(_smoke(num_iterations=1), workdir)
+    before = (tmp_path / "run" / "config.json").read_text()
+    with pytest.raises(ValueError, match=f"trained with {re.escape(key)}.*would not continue"):
+        train.train_and_evaluate(_smoke(**{"num_iterations": 2, **override}), workdir)
+    assert (tmp_path / "run" / "config.json").read_text() == before  # nothing touched
+
+
+def test_train__a_cosine_run_keeps_its_length_and_any_run_may_change_how_it_is_watched(
+    tmp_path,
+):
+    cosine = {"learner.schedule": "cosine", "learner.warmup_steps": 0}
+    workdir = str(tmp_path / "run")
+    train.train_and_evaluate(_smoke(num_iterations=2, **cosine), workdir)
+    with pytest.raises(ValueError, match=r"trained with num_iterations=2, .* asks for .*=4"):
+        train.train_and_evaluate(_smoke(num_iterations=4, **cosine), workdir)
+    watched = {"log_every": 2, "max_to_keep": 1, "checkpoint_every_minutes": 1.0}
+    train.train_and_evaluate(_smoke(num_iterations=2, **cosine, **watched), workdir)
 
 
 @pytest.mark.slow

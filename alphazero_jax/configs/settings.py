@@ -201,6 +201,14 @@ SETTINGS: dict[str, Any] = {
     "replay": {
         "capacity": S(30_000, _POSITIVE, "Positions the replay memory holds (a ring)."),
         "augment": S(True, _BOOL, "Train on a random symmetry of each sampled position."),
+        "window_start": S(
+            0,
+            _NON_NEGATIVE,
+            "s > 0: sample from a growing window of the newest positions (Wu, 2019): all of "
+            "the first s, then s x (1 + 0.4 ((N/s)^0.75 - 1) / 0.75) of the N so far, at "
+            "most the capacity; 0: from the whole memory.",
+            added_later=True,
+        ),
     },
     "evaluation": {
         "every": S(0, _NON_NEGATIVE, "Iterations between evaluations; 0: none.", added_later=True),

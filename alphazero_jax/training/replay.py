@@ -161,14 +161,44 @@ def add_trajectory(buffer: ReplayBuffer, trajectory: Trajectory) -> ReplayBuffer
     return add(buffer, samples, flat(trajectory.valid))
 
 
+def growing_window(
+    num_positions: Array, start: int, *, exponent: float = 0.75, growth: float = 0.4
+) -> Array:
+    """KataGo's replay window (Wu, 2019): how many of the newest positions to sample from
+    after ``num_positions`` have been added.
+
+    All of them up to ``start`` positions; after that the window grows sublinearly,
+    ``start * (1 + growth * ((N / start) ** exponent - 1) / exponent)``, so that early
+    positions of a weak network leave the window sooner than a fixed capacity would drop
+    them (Wu used ``start`` = 250,000 Go positions, 0.75 and 0.4; Clausen, 2020, measured a
+    slowly growing window on Connect Four). ``sample`` caps it at the buffer's size.
+
+    Args:
+      num_positions: int32[], positions added so far (a run's ``num_positions``).
+      start: positions before the window starts to lag behind (a static int >= 1).
+      exponent, growth: the curve's shape (static).
+
+    Returns:
+      int32[]: the window, at least 1.
+    """
+    if not _is_positive_int(start):
+        raise ValueError(f"start must be an int >= 1, got {start!r}.")
+    ratio = jnp.maximum(num_positions.astype(jnp.float32) / start, 1.0)
+    grown = start * (1 + growth * (ratio**exponent - 1) / exponent)
+    window = jnp.where(num_positions <= start, num_positions, grown.astype(jnp.int32))
+    return jnp.maximum(window, 1).astype(jnp.int32)
+
+
 def sample(
     buffer: ReplayBuffer,
     key: PRNGKey,
     *,
     batch_size: int,
     symmetries: Sequence[Symmetry] = (),
+    window: Array | None = None,
 ) -> Sample:
-    """Draws examples uniformly, with replacement, from the filled slots.
+    """Draws examples uniformly, with replacement, from the filled slots (or, with
+    ``window``, from the newest ``window`` of them).
 
     With ``symmetries``, each drawn example gets one of them, chosen uniformly (the
     identity counts as one if it is in the list), applied to its observation and its
@@ -183,6 +213,8 @@ def sample(
       key: a PRNG key.
       batch_size: ``B``, the number of examples drawn (static).
       symmetries: e.g. ``game.symmetries`` (static); empty for no augmentation.
+      window: int32[] or None: draw from the newest ``window`` examples (clipped to
+        ``[1, size]``, e.g. ``growing_window``); None: from all of them.
 
     Returns:
       A float32 ``Sample``: ``observation[B, H, W, C]``, ``policy[B, A]``, ``value[B]``.
@@ -194,7 +226,12 @@ def sample(
     if not _is_positive_int(batch_size):
         raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}.")
     index_key, symmetry_key = jax.random.split(key)
-    index = jax.random.randint(index_key, (batch_size,), 0, jnp.maximum(buffer.size, 1))
+    if window is None:
+        index = jax.random.randint(index_key, (batch_size,), 0, jnp.maximum(buffer.size, 1))
+    else:  # back from the newest, slot cursor - 1, around the ring
+        newest = jnp.clip(window, 1, jnp.maximum(buffer.size, 1))
+        age = jax.random.randint(index_key, (batch_size,), 0, newest)
+        index = (buffer.cursor - 1 - age) % buffer.capacity
     observation = buffer.observation[index].astype(jnp.float32)
     policy = buffer.policy[index].astype(jnp.float32)
     value = buffer.value[index].astype(jnp.float32)

@@ -139,7 +139,9 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
         )
         return new_state, metrics
 
-    def update_step(learner_state, buffer, key_data, index):
+    window_start = config.replay.window_start
+
+    def update_step(learner_state, buffer, key_data, index, num_positions):
         """The iteration's ``index``-th update, on a batch sampled with its own key."""
         _, learn_key = _draw_key(key_data)
         batch = replay.sample(
@@ -147,6 +149,7 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
             jax.random.fold_in(learn_key, index),
             batch_size=config.learner.batch_size,
             symmetries=symmetries,
+            window=replay.growing_window(num_positions, window_start) if window_start else None,
         )
         return update(learner_state, jax.lax.with_sharding_constraint(batch, batch_sharding))
 
@@ -162,7 +165,9 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
         """K updates, dispatched without waiting; the state's learner is consumed."""
         learner_state, metrics = state.learner, []
         for index in range(num_updates):
-            learner_state, step_metrics = update_fn(learner_state, state.replay, state.key, index)
+            learner_state, step_metrics = update_fn(
+                learner_state, state.replay, state.key, index, state.num_positions
+            )
             metrics.append(step_metrics)
         key, iteration, means = end_fn(state.key, state.iteration, metrics)
         return state.replace(learner=learner_state, key=key, iteration=iteration), means

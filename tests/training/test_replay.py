@@ -149,6 +149,32 @@ def test_replay__sample_is_roughly_uniform():
     assert all(800 <= c <= 1200 for c in counts[1:]), counts
 
 
+def test_replay__a_window_samples_only_the_newest_examples_around_the_ring():
+    buffer = replay.add(_empty(5), _numbered([1, 2, 3, 4, 5, 6, 7]))  # slots: 6 7 3 4 5
+    sample = jax.jit(functools.partial(replay.sample, batch_size=2000))
+    for window, newest in [(1, {7}), (3, {5, 6, 7}), (5, {3, 4, 5, 6, 7}), (50, {3, 4, 5, 6, 7})]:
+        batch = sample(buffer, jax.random.key(window), window=jnp.int32(window))
+        numbers = (np.asarray(batch.value) * 8).astype(int)
+        assert set(numbers.tolist()) == newest, window
+        counts = np.bincount(numbers)[sorted(newest)]
+        assert counts.min() > 0.7 * 2000 / len(newest), counts  # uniform within the window
+    not_full = replay.add(_empty(8), _numbered([1, 2, 3]))  # newest: slot 2, then 1
+    batch = sample(not_full, jax.random.key(0), window=jnp.int32(2))
+    assert set((np.asarray(batch.value) * 8).astype(int).tolist()) == {2, 3}
+
+
+def test_replay__growing_window_keeps_everything_then_lags_behind():
+    window = jax.jit(replay.growing_window, static_argnums=1)
+    # Up to start, every position; then start * (1 + 0.4 ((N / start)^0.75 - 1) / 0.75):
+    # at N = 16 start, (16)^0.75 = 8, so 1000 * (1 + 0.4 * 7 / 0.75) = 4733 of 16,000.
+    got = [int(window(jnp.int32(n), 1000)) for n in (0, 1, 999, 1000, 16_000, 10**6)]
+    assert got[:4] == [1, 1, 999, 1000]
+    assert got[4] == 4733
+    assert got[5] == int(1000 * (1 + 0.4 * (1000**0.75 - 1) / 0.75))  # 95,308 of 1,000,000
+    with pytest.raises(ValueError, match="start must be an int >= 1, got 0"):
+        replay.growing_window(jnp.int32(5), 0)
+
+
 def test_replay__sample_from_an_empty_buffer_returns_zeros():
     batch = jax.jit(functools.partial(replay.sample, batch_size=4))(_empty(3), jax.random.key(0))
     assert not np.any(np.asarray(batch.observation))

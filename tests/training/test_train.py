@@ -129,8 +129,10 @@ def test_train__iteration_compiles_once():
 def _scanned_updates(components, num_updates):
     """The learner's half as one program: its updates in a rolled ``lax.scan``."""
 
-    def learn(learner_state, buffer, key_data):
-        step = lambda state, index: components.update_fn(state, buffer, key_data, index)  # noqa: E731
+    def learn(learner_state, buffer, key_data, num_positions):
+        def step(state, index):
+            return components.update_fn(state, buffer, key_data, index, num_positions)
+
         return jax.lax.scan(step, learner_state, jnp.arange(num_updates))
 
     return jax.jit(learn)
@@ -143,7 +145,9 @@ def test_train__host_updates_compute_what_a_scan_of_them_computes():
     components = train.build(config)
     played, _ = components.selfplay_fn(components.initial_state)
     key, iteration = np.asarray(played.key), int(played.iteration)
-    scanned, metrics = _scanned_updates(components, 3)(played.learner, played.replay, played.key)
+    scanned, metrics = _scanned_updates(components, 3)(
+        played.learner, played.replay, played.key, played.num_positions
+    )
     jax.block_until_ready(scanned)
     learned, means = components.learn_fn(played)
     leaves = zip(jax.tree.leaves(scanned), jax.tree.leaves(learned.learner), strict=True)
@@ -186,10 +190,11 @@ def test_train__no_gradient_step_runs_inside_a_rolled_loop():
     check finds the convolutions in a ``lax.scan`` of updates (so it can fail)."""
     components = train.build(_smoke())
     state = components.initial_state
-    args = (state.learner, state.replay, state.key, 0)
+    args = (state.learner, state.replay, state.key, 0, state.num_positions)
     update_hlo = components.update_fn.lower(*args).as_text(dialect="hlo")
     assert " convolution(" in update_hlo and _loops_with_convolutions(update_hlo) == []
-    scan_hlo = _scanned_updates(components, 2).lower(*args[:3]).as_text(dialect="hlo")
+    scan_args = (*args[:3], state.num_positions)
+    scan_hlo = _scanned_updates(components, 2).lower(*scan_args).as_text(dialect="hlo")
     assert _loops_with_convolutions(scan_hlo) != []
 
 
@@ -356,6 +361,24 @@ def test_train__self_play_options_train(tmp_path):
     }
     state = train.train_and_evaluate(_smoke(num_iterations=1, **overrides), str(tmp_path))
     assert int(state.iteration) == 1 and int(state.num_positions) > 0
+
+
+def test_train__a_replay_window_reaches_the_learner():
+    """With ``replay.window_start`` the updates sample the newest positions only: from the
+    same state, a window of 1 position trains another network than the whole memory, and
+    ``window_start=0`` is the old uniform draw."""
+    whole = train.build(_smoke())
+    played, _ = whole.selfplay_fn(whole.initial_state)
+    assert int(played.num_positions) > 1
+
+    def learned(components):
+        state = jax.tree.map(jnp.copy, played)  # learn_fn consumes its input
+        return jax.tree.leaves(components.learn_fn(state)[0].learner.variables)
+
+    uniform, again = learned(whole), learned(train.build(_smoke(**{"replay.window_start": 0})))
+    newest = learned(train.build(_smoke(**{"replay.window_start": 1})))
+    assert all(np.array_equal(x, y) for x, y in zip(uniform, again, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(uniform, newest, strict=True))
 
 
 def test_train_entry_point__a_run_with_no_readable_checkpoint_is_one_line_and_status_1(tmp_path):

@@ -286,30 +286,32 @@ def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
     shapes of its checkpoints)."""
     if not os.path.exists(os.path.join(workdir, runs.CONFIG_FILE)):
         return
-    previous = _flat(settings.complete(runs.read_config(workdir)).to_dict())
-    now = _flat(json.loads(json.dumps(config.to_dict())))  # as config.json has it
+    previous = settings.complete(runs.read_config(workdir)).to_dict()
+    now = json.loads(json.dumps(config.to_dict()))  # tuples as lists, as config.json has them
     resumable = _RESUMABLE
-    if config.learner.schedule == "constant" == previous.get("learner.schedule"):
+    if config.learner.schedule == "constant" == previous["learner"].get("schedule"):
         resumable += ("num_iterations",)
-    for key in previous:  # a key the run's config lacks came later: not compared
-        if key.split(".")[0] in resumable or previous[key] == now.get(key):
-            continue
+    for key, _ in settings.leaves():
+        before = _at(previous, key)
+        if key.split(".")[0] in resumable or before is _ABSENT or before == _at(now, key):
+            continue  # an absent key came later than the run: not compared
         raise ConfigError(
-            f"{workdir} holds a run trained with {key}={previous[key]!r}, but this config "
-            f"asks for {key}={now.get(key)!r}, so it would not continue that run. Resume it "
+            f"{workdir} holds a run trained with {key}={before!r}, but this config "
+            f"asks for {key}={_at(now, key)!r}, so it would not continue that run. Resume it "
             "with its own settings (its config.json), or choose another workdir."
         )
 
 
-def _flat(tree: dict, prefix: str = "") -> dict[str, Any]:
-    """``{dotted key: value}`` of a config's settings (a game's settings are one value)."""
-    flat = {}
-    for key, value in tree.items():
-        if isinstance(value, dict) and prefix + key != "game.settings":
-            flat.update(_flat(value, f"{prefix}{key}."))
-        else:
-            flat[prefix + key] = value
-    return flat
+_ABSENT = object()
+
+
+def _at(tree: dict, key: str) -> Any:
+    """The value of a dotted settings key in a config dict; ``_ABSENT`` if it has none."""
+    for name in key.split("."):
+        if not isinstance(tree, dict) or name not in tree:
+            return _ABSENT
+        tree = tree[name]
+    return tree
 
 
 def _check_writable(workdir: str, state: TrainingState) -> None:

@@ -247,7 +247,7 @@ def test_train__refuses_a_workdir_of_another_game_or_network(tmp_path):
         ({"search.num_simulations": 8}, "search.num_simulations=4"),
         ({"learner.learning_rate": 0.1}, "learner.learning_rate="),
         ({"seed": 7}, "seed=0"),
-        ({"learner.schedule": "cosine"}, "learner.schedule='constant'"),
+        ({"learner.schedule": "cosine", "num_iterations": 1}, "learner.schedule='constant'"),
     ],
 )
 def test_train__refuses_to_resume_a_run_with_settings_that_change_what_it_computes(

@@ -13,7 +13,7 @@ import ml_collections
 from alphazero_jax.configs._smoke import shrink
 
 OPPONENTS = ("random", "greedy:flips", "minimax:2")
-AGENT_ITERATIONS = 2400
+AGENT_ITERATIONS = 360
 
 
 def default(config: ml_collections.ConfigDict) -> None:
@@ -44,9 +44,10 @@ def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the shipped 8x8 agent, ``make agent GAME=othello``: the 32x3 network
     of the ``cpu`` presets with Connect Four's self-play (playout-cap randomisation, 64
     simulations on one move in four and 16 on the others, value targets half the root
-    value) and a replay memory of the last ~70 iterations' positions. About 11 hours on 2
-    idle cores: 15 s an iteration (14 of self-play) and 12 evaluations of ~5 minutes
-    (measured 2026-11-25); not yet timed on a GPU."""
+    value) and a replay memory of the last ~70 iterations' positions. Sized to one working
+    session of the 2-core development machine: about 110 minutes on 2 idle cores, 15 s an
+    iteration (14 of self-play, measured 2026-11-25) and 4 evaluations of ~5 minutes; not
+    yet timed on a GPU."""
     config.game.settings = {"size": 8, "legal_plane": 1}
     config.num_iterations = AGENT_ITERATIONS
     config.network.update(channels=32, blocks=3, value_hidden=32)
@@ -64,7 +65,7 @@ def agent(config: ml_collections.ConfigDict) -> None:
     config.replay.capacity = 150_000
     config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
     config.evaluation.update(
-        every=AGENT_ITERATIONS // 12, games=64, opponents=(*OPPONENTS, "minimax:3", "minimax:4")
+        every=AGENT_ITERATIONS // 4, games=64, opponents=(*OPPONENTS, "minimax:3", "minimax:4")
     )
 
 

@@ -14,7 +14,7 @@ import ml_collections
 from alphazero_jax.configs._smoke import shrink
 
 OPPONENTS = ("random", "greedy:path", "minimax:2")
-AGENT_ITERATIONS = 2400
+AGENT_ITERATIONS = 360
 
 
 def default(config: ml_collections.ConfigDict) -> None:
@@ -62,8 +62,9 @@ def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the shipped 9x9 agent, ``make agent GAME=quoridor``: what made the
     5x5 ``cpu`` preset learn (handicap openings, a quarter heuristic, Gumbel), on 9x9 with
     the 32x3 network, playout-cap randomisation and value targets half the root value.
-    About 11 hours on 2 idle cores: 15.5 s an iteration (14.5 of self-play) and 12
-    evaluations of ~4 minutes (measured 2026-11-25); not yet timed on a GPU."""
+    Sized to one working session of the 2-core development machine: about 110 minutes on
+    2 idle cores, 15.5 s an iteration (14.5 of self-play, measured 2026-11-25) and 4
+    evaluations of ~4 minutes; not yet timed on a GPU."""
     _small(config)
     config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
     config.selfplay.handicap_moves = 4
@@ -81,7 +82,7 @@ def agent(config: ml_collections.ConfigDict) -> None:
     )
     config.replay.capacity = 150_000
     config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
-    config.evaluation.update(every=AGENT_ITERATIONS // 12, games=64, opponents=OPPONENTS)
+    config.evaluation.update(every=AGENT_ITERATIONS // 4, games=64, opponents=OPPONENTS)
 
 
 def smoke(config: ml_collections.ConfigDict) -> None:

@@ -14,6 +14,11 @@ import subprocess
 
 from absl import app, flags
 
+# First, before JAX starts: the machine written into agent.json then counts the host
+# devices that training offered (--host_devices, the same default), not one.
+from alphazero_jax.cli import host_devices  # noqa: F401
+
+# isort: split
 from alphazero_jax.cli import common as cli
 
 _RUN = flags.DEFINE_string("run", None, "The run directory to export.", required=True)

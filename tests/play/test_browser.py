@@ -351,13 +351,27 @@ def test_quoridor_a_pawn_move_then_a_wall_placed_through_its_groove(driver, url,
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: len(_moves(d).split()) == 4)
     _wait_settled(driver)
     assert _moves(driver) == "c4 c2 c2h b2"
-    placed = driver.find_element(By.CSS_SELECTOR, '.q-wall.placed[data-wall="c2h"]').rect
-    above = driver.find_element(By.CSS_SELECTOR, '.q-square[data-move="c2"]').rect
-    below = driver.find_element(By.CSS_SELECTOR, '.q-square[data-move="d3"]').rect
-    # In the groove between c2 and d3's rows, as wide as both columns (to a pixel).
-    assert above["y"] + above["height"] - 1 <= placed["y"] <= below["y"] - placed["height"] + 1
-    assert abs(placed["x"] - above["x"]) <= 1
-    assert abs(placed["x"] + placed["width"] - below["x"] - below["width"]) <= 1
+
+    def in_groove(d) -> bool:
+        # The three boxes in one read (a loaded machine may lay the page out again between
+        # three separate reads): the wall in the groove between c2 and d3's rows, as wide
+        # as both columns (to a pixel).
+        placed, above, below = d.execute_script(
+            "return arguments[0].map(s => document.querySelector(s).getBoundingClientRect())"
+            ".map(b => ({x: b.x, y: b.y, width: b.width, height: b.height}));",
+            [
+                '.q-wall.placed[data-wall="c2h"]',
+                '.q-square[data-move="c2"]',
+                '.q-square[data-move="d3"]',
+            ],
+        )
+        return (
+            above["y"] + above["height"] - 1 <= placed["y"] <= below["y"] - placed["height"] + 1
+            and abs(placed["x"] - above["x"]) <= 1
+            and abs(placed["x"] + placed["width"] - below["x"] - below["width"]) <= 1
+        )
+
+    WebDriverWait(driver, WAIT_SECONDS).until(in_groove)
     assert driver.find_elements(By.CSS_SELECTOR, '.q-square[data-move="b2"] .q-pawn.p2')
     assert "Red (heads up): 2 walls in hand" in driver.find_element(By.ID, "board").text
     _hover(driver, "c2", 0.5, 0.25)  # c2v would cross c2h: no preview

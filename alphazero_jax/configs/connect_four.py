@@ -77,8 +77,8 @@ def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the shipped agent, ``make agent GAME=connect_four``: the ``cpu``
     preset's network and search for 700 iterations, with a replay memory that holds the
     last ~110 iterations' positions and an evaluation every 100. It fits one working
-    session of the 2-core development machine: about 95 minutes on 2 idle cores (7-7.5 s
-    an iteration and 7 evaluations of ~50 s); not yet timed on a GPU."""
+    session of the 2-core development machine: 95 minutes on 2 nearly idle cores (median
+    7.2 s an iteration, 7 evaluations of ~30 s; measured 2026-11-26); not yet timed on a GPU."""
     cpu(config)
     config.num_iterations = 700
     config.replay.capacity = 150_000

@@ -371,7 +371,9 @@ def test_quoridor_a_pawn_move_then_a_wall_placed_through_its_groove(driver, url,
             and abs(placed["x"] + placed["width"] - below["x"] - below["width"]) <= 1
         )
 
-    WebDriverWait(driver, WAIT_SECONDS).until(in_groove)
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        in_groove, "the placed wall c2h never lay in the groove between c2 and d3"
+    )
     assert driver.find_elements(By.CSS_SELECTOR, '.q-square[data-move="b2"] .q-pawn.p2')
     assert "Red (heads up): 2 walls in hand" in driver.find_element(By.ID, "board").text
     _hover(driver, "c2", 0.5, 0.25)  # c2v would cross c2h: no preview

@@ -288,15 +288,17 @@ def test_othello_with_a_forced_pass_to_the_end(driver, url, tmp_path):
     _shot(driver, "othello.png", tmp_path)
 
 
-def _hover(driver, square: str, right: float, down: float) -> None:
+def _hover(driver, square: str, right: float, down: float, click: bool = False) -> None:
     """Moves the pointer from the middle of ``square`` by the given fractions of the pitch
-    (a square plus a groove) to the right and down."""
+    (a square plus a groove) to the right and down, and clicks there if ``click``: in the same
+    action, so that a page laid out again since an earlier hover cannot move the click."""
     board = driver.find_element(By.ID, "board")
     cell = board.find_element(By.CSS_SELECTOR, f'.q-square[data-move="{square}"]')
     pitch = board.find_element(By.CSS_SELECTOR, '.q-square[data-move="b1"]').rect["x"]
     pitch -= board.find_element(By.CSS_SELECTOR, '.q-square[data-move="a1"]').rect["x"]
     offset = (round(right * pitch), round(down * pitch))
-    ActionChains(driver).move_to_element_with_offset(cell, *offset).perform()
+    actions = ActionChains(driver).move_to_element_with_offset(cell, *offset)
+    (actions.click() if click else actions).perform()
 
 
 def _preview(driver) -> str | None:
@@ -346,7 +348,7 @@ def test_quoridor_a_pawn_move_then_a_wall_placed_through_its_groove(driver, url,
     assert _preview_at(driver, "c4", 0.5, -0.3) == "c3v"
     assert _preview_at(driver, "c2", 0.25, 0.5) == "c2h"
     _shot(driver, "quoridor_preview.png", tmp_path)
-    ActionChains(driver).click().perform()
+    _hover(driver, "c2", 0.25, 0.5, click=True)
     # The wall bars O's way down the c file: greedy:path steps aside to b2.
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: len(_moves(d).split()) == 4)
     _wait_settled(driver)

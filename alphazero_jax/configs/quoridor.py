@@ -64,7 +64,8 @@ def agent(config: ml_collections.ConfigDict) -> None:
     the 32x3 network, playout-cap randomisation and value targets half the root value.
     Sized to one working session of the 2-core development machine: about 110 minutes on
     2 idle cores, 15.5 s an iteration (14.5 of self-play, measured 2026-11-25) and 4
-    evaluations of ~4 minutes; not yet timed on a GPU."""
+    evaluations of ~4 minutes. One H100 is no faster: 14.7 s an iteration (32 games
+    cannot fill it; the shortest-path test of each wall is sequential)."""
     _small(config)
     config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
     config.selfplay.handicap_moves = 4

@@ -28,6 +28,7 @@ np.savez(out, moves=np.asarray(moves), iteration=run.iteration, **leaves)
 """
 
 
+@pytest.mark.long
 def test_restore_network__reads_a_run_trained_on_one_device_where_jax_sees_three(tmp_path):
     assert jax.device_count() == 1
     config = configs.get_config("tic_tac_toe", "smoke")

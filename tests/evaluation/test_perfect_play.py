@@ -185,6 +185,7 @@ def _smoke_config(num_iterations):
     return config
 
 
+@pytest.mark.long
 def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tmp_path):
     workdir = str(tmp_path / "run")
     train.train_and_evaluate(_smoke_config(2), workdir)

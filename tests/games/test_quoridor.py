@@ -137,7 +137,9 @@ def _wall_heavy_states(size, walls, num_games, plies, seed):
     return jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), states)
 
 
-@pytest.mark.parametrize("size, walls", [(5, 10), (7, 12), (9, 20)])
+@pytest.mark.parametrize(
+    "size, walls", [(5, 10), (7, 12), pytest.param(9, 20, marks=pytest.mark.long)]
+)
 def test_the_path_check_agrees_with_a_fill_for_every_wall(size, walls):
     # The reference: every free groove, both pawns, a plain flood fill from pawn to goal.
     board = geometry.tables(size)

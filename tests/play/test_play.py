@@ -334,6 +334,7 @@ def test_play_entry_point__starts_where_the_only_shipped_agent_plays(tmp_path):
     assert "against az:pretrained" in done.stdout and "a b c d e f\n" in done.stdout
 
 
+@pytest.mark.long
 def test_pretrained__every_shipped_agent_loads_and_plays_its_game():
     from alphazero_jax.agents import pretrained
 

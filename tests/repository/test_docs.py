@@ -179,6 +179,7 @@ def test_python_blocks__run_in_order_and_skip_no_run(tmp_path):
     assert 'File "docs/made_up.md", line 42' in failing.stderr  # the page's line
 
 
+@pytest.mark.long
 def test_docs__build_without_warnings(tmp_path):
     if importlib.util.find_spec("sphinx") is None:
         pytest.fail("Sphinx is missing: install the docs extra (pip install -e '.[test,docs]')")

@@ -77,6 +77,7 @@ def test_minimax__hand_checked_tic_tac_toe_position_and_random_ties():
     assert _choices(game, 9, moves, num_keys=64) == EDGES
 
 
+@pytest.mark.long
 def test_minimax__full_depth_tic_tac_toe_never_loses_to_random():
     game = games.make("tic_tac_toe")
     perfect = agents.from_spec(game, "minimax:9")

@@ -177,6 +177,7 @@ def _make_match(game, act_a, act_b, num_pairs):
     return jax.jit(match)
 
 
+@pytest.mark.long
 def test_rollout_mcts__beats_a_random_player_at_connect_four():
     game = games.make("connect_four")
     act = rollout_mcts.make_rollout_mcts(game, num_simulations=200)

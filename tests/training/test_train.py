@@ -198,6 +198,7 @@ def test_train__no_gradient_step_runs_inside_a_rolled_loop():
     assert _loops_with_convolutions(scan_hlo) != []
 
 
+@pytest.mark.long
 def test_train__every_record_says_where_its_time_went(tmp_path):
     config = _smoke(num_iterations=2, **{"evaluation.every": 1, "evaluation.games": 2})
     config.evaluation.opponents = ("random",)

@@ -96,11 +96,11 @@ BASELINE_GOALS = {
         6: {"random": 0.99, "greedy:flips": 0.90, "minimax:2": 0.60, "minimax:3": None,
             "minimax:4": None},
         8: {"random": 0.99, "greedy:flips": None, "minimax:2": None, "minimax:3": 0.90,
-            "minimax:4": None},
+            "minimax:4": 0.60},
     },
     "quoridor": {
         5: {"random": 0.99, "greedy:path": 0.80, "minimax:2": None, "minimax:3": None},
-        9: {"random": 0.99, "greedy:path": 0.90, "minimax:2": None, "minimax:3": None},
+        9: {"random": 0.99, "greedy:path": 0.90, "minimax:2": 0.75, "minimax:3": None},
     },
 }  # fmt: skip
 

@@ -197,12 +197,18 @@ def test_learning_proof__goals_by_game_and_board_size():
     from experiments.strength import network_measures as measures
 
     goals = measures.BASELINE_GOALS
-    assert measures.goals_for(games.make("othello", size=8))["minimax:3"] == 0.90
+    # The full-size agents' goals: 90% and 60% against minimax:3 and :4 at
+    # Othello 8x8, 75% against minimax:2 at Quoridor 9x9.
+    eight = measures.goals_for(games.make("othello", size=8))
+    assert (eight["minimax:3"], eight["minimax:4"]) == (0.90, 0.60)
     assert measures.goals_for(games.make("othello", size=6))["minimax:2"] == 0.60
     # Another size is held to the nearest listed one: 10x10 Othello to 8x8's goals.
     assert measures.goals_for(games.make("othello", size=10)) == goals["othello"][8]
     nine = games.make("quoridor", size=9, walls=10)
-    assert measures.goals_for(nine, ["greedy:path"]) == {"greedy:path": 0.90}
+    assert measures.goals_for(nine, ["greedy:path", "minimax:2"]) == {
+        "greedy:path": 0.90,
+        "minimax:2": 0.75,
+    }
     with pytest.raises(ValueError, match=r"expected opponents among .*got \['greedy:flips'\]"):
         measures.goals_for(nine, ["random", "greedy:flips"])
     with pytest.raises(ValueError, match=r"got 'tic_tac_toe'"):

@@ -72,6 +72,7 @@ def _legal(case, app) -> None:
             case.body["move"] = legal[len(case.body["move"]) % len(legal)]
 
 
+@pytest.mark.long
 @schema.parametrize()
 def test_every_route_answers_as_its_schema_says(case):
     _legal(case, APP)

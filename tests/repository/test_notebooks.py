@@ -70,12 +70,15 @@ def _run(path: pathlib.Path) -> dict:
 
 
 # The training notebook compiles self-play, the learner and the evaluator: about two minutes.
-SLOW = {"train_connect_four.ipynb"}
+SLOW = {"train_connect_four.ipynb"}  # also long: make test-long runs it
 
 
 @pytest.mark.parametrize(
     "path",
-    [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW else p for p in NOTEBOOKS],
+    [
+        pytest.param(p, marks=[pytest.mark.slow, pytest.mark.long]) if p.name in SLOW else p
+        for p in NOTEBOOKS
+    ],
     ids=lambda p: p.name,
 )
 def test_notebook__code_cells_run(path, tmp_path, monkeypatch):

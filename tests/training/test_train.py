@@ -274,6 +274,7 @@ def test_train__a_cosine_run_keeps_its_length_and_any_run_may_change_how_it_is_w
     train.train_and_evaluate(_smoke(num_iterations=2, **cosine, **watched), workdir)
 
 
+@pytest.mark.long
 @pytest.mark.slow
 def test_train__ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     workdir = tmp_path / "run"

@@ -30,6 +30,7 @@ def _elo(workdir):
         return json.load(file)
 
 
+@pytest.mark.long
 def test_train_evaluation__writes_elo_history_plot_and_resumes_exactly(tmp_path):
     straight_dir, resumed_dir = str(tmp_path / "straight"), str(tmp_path / "resumed")
     straight = train.train_and_evaluate(_config(4), straight_dir)

@@ -62,10 +62,13 @@ def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the shipped 9x9 agent, ``make agent GAME=quoridor``: what made the
     5x5 ``cpu`` preset learn (handicap openings, a quarter heuristic, Gumbel), on 9x9 with
     the 32x3 network, playout-cap randomisation and value targets half the root value.
-    Sized to one working session of the 2-core development machine: about 110 minutes on
-    2 idle cores, 15.5 s an iteration (14.5 of self-play, measured 2026-11-25) and 4
-    evaluations of ~4 minutes. One H100 is no faster: 14.7 s an iteration (32 games
-    cannot fill it; the shortest-path test of each wall is sequential)."""
+    Sized to one working session of the 2-core development machine from the first
+    iterations' times: 15.5 s an iteration (14.5 of self-play, measured 2026-11-25), 4
+    evaluations of ~4 minutes, about 110 minutes. Its first run, on an Intel Xeon machine
+    of that size (2026-11-26), took 22-31 s an iteration at iterations 130-140 on idle
+    cores (20-28 s of self-play), so the whole recipe takes 2.5-3 hours there. One H100
+    is no faster: 14.7 s an iteration (32 games cannot fill it; the shortest-path test of
+    each wall is sequential)."""
     _small(config)
     config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
     config.selfplay.handicap_moves = 4

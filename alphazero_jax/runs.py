@@ -2,17 +2,19 @@
 
 A run is a directory holding ``config.json`` (the config that built it) and
 ``checkpoints/<iteration>/``: crash-safe checkpoints (``checkpoints``) with the training
-state (``state``), a JSON document (``metadata``) and, with evaluation on, the networks it
-keeps (``evaluation``). Training writes it (``training.train``); agents, evaluation and the
-entry points read it through ``restore_network``, which needs neither the training code
-nor the device count the run was trained with. A TD-MCTS run is the same directory with
-another state (``search.tdmcts_run``).
+state (``state``), a JSON document (``metadata``: the history, the training time, the
+machines that trained it) and, with evaluation on, the networks it keeps (``evaluation``).
+Training writes it (``training.train``); agents, evaluation and the entry points read it
+through ``restore_network``, which needs neither the training code nor the device count
+the run was trained with. A TD-MCTS run is the same directory with another state
+(``search.tdmcts_run``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import platform
 from typing import Any, NamedTuple
 
 import jax
@@ -25,6 +27,28 @@ from alphazero_jax.types import Game
 
 CONFIG_FILE = "config.json"
 CHECKPOINT_DIR = "checkpoints"
+
+
+def describe_machine() -> str:
+    """This machine in a few words: its processor, CPU cores and JAX's devices, e.g.
+    ``Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz, 2 cores, 2 x cpu (cpu)``."""
+    devices = jax.devices()
+    return (
+        f"{_processor()}, {os.cpu_count()} cores, "
+        f"{len(devices)} x {devices[0].device_kind} ({jax.default_backend()})"
+    )
+
+
+def _processor() -> str:
+    """The processor's model name where Linux says it, else its architecture."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def read_config(workdir: str) -> ml_collections.ConfigDict:

@@ -24,7 +24,9 @@ from alphazero_jax.cli import common as cli
 _RUN = flags.DEFINE_string("run", None, "The run directory to export.", required=True)
 _STEP = flags.DEFINE_integer("step", None, "The checkpoint (iteration); default: newest.")
 _COMMAND = flags.DEFINE_string("command", "", "The command that trained the run.")
-_MACHINE = flags.DEFINE_string("machine", "", "The machine that trained it (default: this).")
+_MACHINE = flags.DEFINE_string(
+    "machine", "", "The machine that trained it (default: the machines the run recorded)."
+)
 _COMMIT = flags.DEFINE_string(
     "commit", None, "The source's commit it was trained with (default: this checkout's HEAD)."
 )

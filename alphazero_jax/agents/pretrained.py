@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import platform
 from importlib import metadata, resources
 
 import flax.serialization
@@ -133,7 +132,8 @@ def export(
       step: the checkpoint to export; None: the newest.
       folder: where the agents live (default: the package's ``data/agents``).
       command: the command that trained the run, recorded as given.
-      machine: the machine that trained it (default: this one).
+      machine: the machine that trained it (default: the machines the run recorded as it
+        trained, or this one for a run from before they were recorded).
       commit: the source's version the run was trained with (a git commit), recorded.
       require_complete: refuse a run stopped before its ``num_iterations`` (a recipe's
         export ships only what its command trained to the end).
@@ -150,9 +150,10 @@ def export(
         )
     manager = runs.checkpoint_manager(workdir)
     try:
-        seconds = checkpoints.restore_metadata(manager, run.iteration).get("seconds")
+        recorded = checkpoints.restore_metadata(manager, run.iteration)
     finally:
         manager.close()
+    seconds, machines = recorded.get("seconds"), recorded.get("machines", [])
     config = {section: run.config[section].to_dict() for section in _SECTIONS}
     described = {
         "game": run.game.name,
@@ -164,7 +165,7 @@ def export(
             "commit": commit,
             "iterations": run.iteration,
             "minutes": None if seconds is None else round(seconds / 60, 1),
-            "machine": machine or describe_machine(),
+            "machine": machine or "; ".join(machines) or runs.describe_machine(),
             "versions": {name: metadata.version(name) for name in ("jax", "flax", "mctx")},
             "run": os.path.basename(os.path.normpath(workdir)),
         },
@@ -175,15 +176,6 @@ def export(
     _write_atomically(path / VARIABLES_FILE, flax.serialization.to_bytes(variables))
     _write_atomically(path / AGENT_FILE, (json.dumps(described, indent=1) + "\n").encode())
     return path
-
-
-def describe_machine() -> str:
-    """This machine in a few words: CPU cores and JAX's devices."""
-    devices = jax.devices()
-    return (
-        f"{platform.machine()}, {os.cpu_count()} cores, "
-        f"{len(devices)} x {devices[0].device_kind} ({jax.default_backend()})"
-    )
 
 
 def _write_atomically(path: pathlib.Path, data: bytes) -> None:

@@ -1,6 +1,7 @@
 """One training session's mutable side, kept out of ``train.py``'s loop: the training
-state with its history, evaluation and training time, restored from and saved to
-checkpoints together; and the Ctrl-C handler that turns a signal into a clean stop.
+state with its history, evaluation, training time and the machines it ran on, restored
+from and saved to checkpoints together; and the Ctrl-C handler that turns a signal into
+a clean stop.
 
 A non-finite loss or parameter stops training with a ``TrainingError`` before anything of
 it is saved, and so does a checkpoint that cannot be written: the newest checkpoint on
@@ -18,7 +19,7 @@ from typing import NoReturn
 import jax
 import jax.numpy as jnp
 
-from alphazero_jax import checkpoints
+from alphazero_jax import checkpoints, runs
 from alphazero_jax.training.run_evaluation import RunEvaluation
 
 
@@ -46,6 +47,7 @@ class Session:
     def __init__(self, components, config, workdir: str, manager):
         self._components, self._manager = components, manager
         self.state, self.history, self._seconds = components.initial_state, [], 0.0
+        self.machines: list[str] = []  # each machine that trained the run, once
         self.evaluation = None
         self._play_variables = None
         if components.evaluator is not None:
@@ -73,8 +75,12 @@ class Session:
                 ) from error
             self.history = metadata["history"]
             self._seconds = metadata.get("seconds", sum(r["seconds"] for r in self.history))
+            self.machines = list(metadata.get("machines", []))
             if self.evaluation is not None:
                 self.evaluation.restore(metadata.get("evaluation", {}), arrays)
+        machine = runs.describe_machine()
+        if machine not in self.machines:
+            self.machines.append(machine)
         self._update_play_variables()
         self.iteration = int(self.state.iteration)
         self._started = time.monotonic()
@@ -121,7 +127,7 @@ class Session:
             self._play_variables = jax.device_put(self.evaluation.best, sharding)
 
     def save(self) -> None:
-        metadata = {"history": self.history, "seconds": self.seconds}
+        metadata = {"history": self.history, "seconds": self.seconds, "machines": self.machines}
         arrays = None
         if self.evaluation is not None:
             metadata["evaluation"] = self.evaluation.metadata()

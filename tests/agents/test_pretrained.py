@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 
-from alphazero_jax import configs, games
+from alphazero_jax import configs, games, runs
 from alphazero_jax.agents import pretrained
 from alphazero_jax.training import train
 
@@ -52,6 +52,32 @@ def test_export__a_run_loads_back_with_its_settings_and_provenance(tmp_path):
     expected = jax.tree.leaves(state.learner.variables)
     for a, b in zip(jax.tree.leaves(loaded.variables), expected, strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_export__names_the_machines_that_trained_the_run_not_the_one_exporting(
+    tmp_path, monkeypatch
+):
+    config = configs.get_config("tic_tac_toe", "smoke")  # a constant learning rate
+    assert config.num_iterations == 3
+    workdir = str(tmp_path / "run")
+    monkeypatch.setattr(runs, "describe_machine", lambda: "the training machine")
+    with config.unlocked():
+        config.num_iterations = 2
+    train.train_and_evaluate(config, workdir)
+    monkeypatch.setattr(runs, "describe_machine", lambda: "another machine")
+    with config.unlocked():
+        config.num_iterations = 3
+    train.train_and_evaluate(config, workdir)  # resumed there for its last iteration
+    monkeypatch.setattr(runs, "describe_machine", lambda: "the exporting machine")
+    path = pretrained.export(workdir, folder=tmp_path / "agents")
+    machine = json.loads((path / "agent.json").read_text())["trained"]["machine"]
+    assert machine == "the training machine; another machine"
+
+
+def test_describe_machine__names_the_processor_the_cores_and_jax_devices():
+    described = runs.describe_machine()
+    assert described.endswith(f"cores, {jax.device_count()} x cpu (cpu)")
+    assert not described.startswith(",")
 
 
 def test_load__a_game_without_an_agent_names_the_shipped_ones(tmp_path):

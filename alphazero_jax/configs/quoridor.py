@@ -64,11 +64,12 @@ def agent(config: ml_collections.ConfigDict) -> None:
     the 32x3 network, playout-cap randomisation and value targets half the root value.
     Sized to one working session of the 2-core development machine from the first
     iterations' times: 15.5 s an iteration (14.5 of self-play, measured 2026-11-25), 4
-    evaluations of ~4 minutes, about 110 minutes. Its first run, on an Intel Xeon machine
-    of that size (2026-11-26), took 18-27 s an iteration on idle cores (medians of ten
-    iterations; 16.6-24.4 s of self-play) and 30-40 s beside test runs, so the whole
-    recipe takes 2-3 hours there. One H100 is no faster: 14.7 s an iteration (32 games
-    cannot fill it; the shortest-path test of each wall is sequential)."""
+    evaluations of ~4 minutes, about 110 minutes. Its first run, the shipped agent, on an
+    Intel Xeon machine of that size (2026-11-26), took 18-27 s an iteration on idle cores
+    (medians of ten iterations; 16.6-24.4 s of self-play) and 30-40 s beside test runs,
+    and evaluations of 7-11 minutes: 209 minutes in all by its clock. One H100 is no
+    faster: 14.7 s an iteration (32 games cannot fill it; the shortest-path test of each
+    wall is sequential)."""
     _small(config)
     config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
     config.selfplay.handicap_moves = 4

@@ -31,7 +31,7 @@ CHECKPOINT_DIR = "checkpoints"
 
 def describe_machine() -> str:
     """This machine in a few words: its processor, CPU cores and JAX's devices, e.g.
-    ``Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz, 2 cores, 2 x cpu (cpu)``."""
+    ``Intel(R) Xeon(R) Processor, 2 cores, 2 x cpu (cpu)``."""
     devices = jax.devices()
     return (
         f"{_processor()}, {os.cpu_count()} cores, "

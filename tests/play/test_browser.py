@@ -159,6 +159,7 @@ def _stones(driver, selector: str) -> int:
     return len(driver.find_elements(By.CSS_SELECTOR, f"{selector}.p1, {selector}.p2"))
 
 
+@pytest.mark.long
 def test_connect_four_as_second_player(driver, url, tmp_path):
     _start(driver, url, "connect_four", "second")
     assert len(_moves(driver)) == 1  # the agent opened

@@ -296,6 +296,7 @@ def test_pretrained__settings_to_play_are_where_a_network_ships(tmp_path):
         assert pretrained.settings_to_play("othello", folder=tmp_path) == expected
 
 
+@pytest.mark.long
 def test_play_entry_point__othello_and_quoridor_start_against_their_full_size_agents():
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     headers = {"othello": "a b c d e f g h\n", "quoridor": "a   b   c   d   e   f   g   h   i\n"}

@@ -113,7 +113,7 @@ PAGES_WITH_CODE = [  # the README's blocks run too
 ]
 # A page whose code trains for a minute (your own game: 20 iterations of Nim, then its
 # judging) runs in make test-long.
-LONG = {ROOT / "docs" / "tutorials" / "own_game.md"}
+LONG = {ROOT / "docs" / "tutorials" / "own_game.md", ROOT / "docs" / "perfect_play.md"}
 
 
 @pytest.mark.parametrize(

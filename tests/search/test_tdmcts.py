@@ -192,6 +192,7 @@ def trained(tmp_path_factory):
     return workdir, state
 
 
+@pytest.mark.long
 def test_training__resumes_exactly(trained, tmp_path):
     workdir, state = trained
     # Stopped after 100 episodes (its checkpoint), then restarted to 200.

@@ -330,6 +330,7 @@ def test_train_entry_point__a_config_error_is_one_line_and_status_2(tmp_path, fl
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.long
 def test_train_entry_point__evaluation_every_0_alone_turns_evaluation_off(tmp_path):
     # The Connect Four presets judge perfect play at each evaluation; every=0 turns it off too.
     workdir = tmp_path / "run"

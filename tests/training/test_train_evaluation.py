@@ -57,6 +57,7 @@ def test_train_evaluation__writes_elo_history_plot_and_resumes_exactly(tmp_path)
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_train_evaluation__a_stop_inside_an_evaluation_saves_and_resumes_exactly(
     tmp_path, monkeypatch
 ):

@@ -139,7 +139,11 @@ def _wall_heavy_states(size, walls, num_games, plies, seed):
 
 @pytest.mark.parametrize(
     "size, walls",
-    [(5, 10)] + [pytest.param(n, w, marks=pytest.mark.long) for n, w in ((7, 12), (9, 20))],
+    [
+        (5, 10),
+        pytest.param(7, 12, marks=pytest.mark.long),
+        pytest.param(9, 20, marks=pytest.mark.long),
+    ],
 )
 def test_the_path_check_agrees_with_a_fill_for_every_wall(size, walls):
     # The reference: every free groove, both pawns, a plain flood fill from pawn to goal.

@@ -111,8 +111,9 @@ def run_blocks(page: pathlib.Path, blocks: list[tuple[int, str]], cwd: pathlib.P
 PAGES_WITH_CODE = [  # the README's blocks run too
     page for page in (ROOT / "README.md", *pages()) if python_blocks(page.read_text())
 ]
-# A page whose code trains for a minute (your own game: 20 iterations of Nim, then its
-# judging) runs in make test-long.
+# Pages whose code takes half a minute or more of two cores run in make test-long: your own
+# game (20 iterations of Nim, then its judging) and perfect play (the solver, then alpha-beta
+# judged on two position sets).
 LONG = {ROOT / "docs" / "tutorials" / "own_game.md", ROOT / "docs" / "perfect_play.md"}
 
 

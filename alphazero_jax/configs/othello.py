@@ -46,8 +46,11 @@ def agent(config: ml_collections.ConfigDict) -> None:
     simulations on one move in four and 16 on the others, value targets half the root
     value) and a replay memory of the last ~70 iterations' positions. Sized to one working
     session of the 2-core development machine: about 110 minutes on 2 idle cores, 15 s an
-    iteration (14 of self-play, measured 2026-11-25) and 4 evaluations of ~5 minutes. On one
-    H100 an iteration takes 1.58 s (360 in about 9.5 minutes; evaluations not timed there)."""
+    iteration (14 of self-play, measured 2026-11-25) and 4 evaluations of ~5 minutes. Its
+    first run, the shipped agent, on an Intel Xeon machine of that size (2026-11-26), took a
+    median 21.3 s an iteration (19.9 of self-play) and 4 evaluations of about 4 minutes:
+    155 minutes in all by its clock. On one H100 an iteration takes 1.58 s (360 in about
+    9.5 minutes; evaluations not timed there)."""
     config.game.settings = {"size": 8, "legal_plane": 1}
     config.num_iterations = AGENT_ITERATIONS
     config.network.update(channels=32, blocks=3, value_hidden=32)

@@ -44,10 +44,12 @@ def default(config: ml_collections.ConfigDict) -> None:
 
 
 def cpu(config: ml_collections.ConfigDict) -> None:
-    """About an hour on a 2-core CPU."""
+    """About an hour on a 2-core AMD EPYC, about two on a 2-core Intel Xeon."""
     _common(config)
-    # 5.3-6.0 s an iteration on 2 idle cores (16 updates: 0.6 s of it) and ~40 s an
+    # 5.3-6.0 s an iteration on 2 idle AMD cores (16 updates: 0.6 s of it) and ~40 s an
     # evaluation every 20 iterations: about an hour (docs: results, settings compared).
+    # On 2 Intel cores 10.5 s and ~46 s: about 100 minutes (a fresh clone's run, partly
+    # beside other work, took 115 by its clock on 2026-11-26).
     config.num_iterations = 480
     config.network.update(channels=32, blocks=3, value_hidden=32)
     # Playout-cap randomisation (Wu, 2019): 1 move in 4 searched with 64 simulations and

@@ -122,8 +122,8 @@ function agentSpec() {
 // -- the server's compiles ----------------------------------------------------------------
 
 // Reads GET /api/stats every STATS_POLL_MS while the server warms up or compiles, and
-// shows what it is doing below the board (where the line cannot move the board under the
-// pointer as it comes and goes) and whether the chosen agent is ready.
+// shows what it is doing below the board and its buttons (where the line cannot move them
+// under the pointer as it comes and goes) and whether the chosen agent is ready.
 async function pollStats() {
   if (page.polling) return;
   page.polling = true;

@@ -150,6 +150,7 @@ def test_solver_agent__bad_specs_and_games(game, spec, message):
         agents.from_spec(game, spec)
 
 
+@pytest.mark.long
 def test_benchmark_c4__prints_and_writes_the_table(tmp_path):
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     command = [

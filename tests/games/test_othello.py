@@ -306,6 +306,7 @@ def _our_games(move_lists):
     return jax.tree.map(np.asarray, states), np.asarray(legal), black + 2 * white
 
 
+@pytest.mark.long
 def test_random_games_match_openspiel_move_by_move():
     records, spiel_game = _openspiel_games(NUM_GAMES, seed=0)
     state = spiel_game.new_initial_state()

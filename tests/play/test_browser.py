@@ -215,6 +215,7 @@ def test_the_solver_is_offered_on_the_boards_where_it_answers(driver, url):
         assert driver.find_element(By.ID, "verdict-label").is_displayed() == offered
 
 
+@pytest.mark.long
 def test_tic_tac_toe_as_second_player_with_a_hint(driver, url, tmp_path):
     _start(driver, url, "tic_tac_toe", "second")
     assert _count("tic_tac_toe", _moves(driver)) == 1

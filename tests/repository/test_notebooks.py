@@ -71,14 +71,18 @@ def _run(path: pathlib.Path) -> dict:
 
 # The training notebook compiles self-play, the learner and the evaluator: about two minutes.
 SLOW = {"train_connect_four.ipynb"}  # also long: make test-long runs it
+# The evaluation and play notebooks take 7-16 s of two cores each: make test-long runs them,
+# and make test the quickstart.
+LONG = SLOW | {"evaluate.ipynb", "play.ipynb"}
+
+
+def _marks(path: pathlib.Path) -> list:
+    return [pytest.mark.slow] * (path.name in SLOW) + [pytest.mark.long] * (path.name in LONG)
 
 
 @pytest.mark.parametrize(
     "path",
-    [
-        pytest.param(p, marks=[pytest.mark.slow, pytest.mark.long]) if p.name in SLOW else p
-        for p in NOTEBOOKS
-    ],
+    [pytest.param(p, marks=_marks(p)) for p in NOTEBOOKS],
     ids=lambda p: p.name,
 )
 def test_notebook__code_cells_run(path, tmp_path, monkeypatch):

@@ -207,20 +207,27 @@ def test_training__resumes_exactly(trained, tmp_path):
         training.train(_config(gamma=0.5), interrupted)
 
 
-def test_spec__builds_untrained_and_trained_agents(trained):
-    workdir, state = trained
+def test_spec__builds_untrained_agents_and_refuses_bad_specs():
     assert agents.from_spec(TTT, "tdmcts:5").name == "tdmcts:5"
     agent = agents.from_spec(TTT, "tdmcts:5:c=0.25:gamma=0.9:floor=0.01")
     assert int(td_table.num_positions(agent.params)) == 0
-    trained_agent = agents.from_spec(TTT, f"tdmcts:10:{workdir}")
-    jax.tree.map(np.testing.assert_array_equal, trained_agent.params, state["table"])
     for spec in ("tdmcts", "tdmcts:0", "tdmcts:5:x=1", "tdmcts:5:c=abc", "tdmcts:5:/none"):
         with pytest.raises(ValueError, match="tdmcts:<simulations>"):
             agents.from_spec(TTT, spec)
+
+
+# The trained table's tests share its 200 episodes of training (about 16 s of two cores):
+# make test-long runs them.
+@pytest.mark.long
+def test_spec__builds_a_trained_agent_from_its_run(trained):
+    workdir, state = trained
+    trained_agent = agents.from_spec(TTT, f"tdmcts:10:{workdir}")
+    jax.tree.map(np.testing.assert_array_equal, trained_agent.params, state["table"])
     with pytest.raises(ValueError, match="played tic_tac_toe, not connect_four"):
         agents.from_spec(games.make("connect_four"), f"tdmcts:10:{workdir}")
 
 
+@pytest.mark.long
 def test_trained_table__beats_its_untrained_self(trained):
     workdir, _ = trained
     # 200 games of self-play with 10 simulations a move fill the table; then trained and

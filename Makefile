@@ -8,7 +8,8 @@
 #   make test-long -- the checks of the whole system marked long: the installed wheel, the
 #                     fault soak, two processes, two trainings of a minute or more (CI runs
 #                     make test, then this).
-#   make agent     -- train and export a shipped agent from its recipe (GAME=connect_four).
+#   make agent     -- train and export a shipped agent from its recipe (GAME=connect_four;
+#                     RECIPE=long for Connect Four's longer recipe).
 #   make play      -- play Connect Four in the terminal against the shipped agent
 #                     (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).
 #   make serve     -- play in a browser: http://127.0.0.1:8000/ (SERVE_ARGS="--host=0.0.0.0"
@@ -34,6 +35,7 @@ comma := ,
 extras = $(if $(filter-out none,$(ACCEL)),$(if $(1),.[$(1)$(comma)$(ACCEL)],.[$(ACCEL)]),$(if $(1),.[$(1)],.))
 TRAIN_ARGS ?=
 GAME ?= connect_four
+RECIPE ?= agent
 PLAY_ARGS ?=
 SERVE_ARGS ?=
 
@@ -65,13 +67,14 @@ train: $(VENV)/.installed-$(ACCEL)
 	$(BIN)/python -m experiments.train --workdir=runs/connect_four \
 		--config=connect_four:auto $(TRAIN_ARGS)
 
-# A shipped agent's recipe: train GAME's `agent` preset into runs/agent_GAME (run it again
-# to resume), then export it as the package's az:pretrained with this command and commit.
+# A shipped agent's recipe: train GAME's RECIPE preset (`agent` unless named) into
+# runs/RECIPE_GAME (run it again to resume), then export it as the package's az:pretrained
+# with this command and commit.
 agent: $(VENV)/.installed-$(ACCEL)
-	$(BIN)/python -m experiments.train --workdir=runs/agent_$(GAME) \
-		--config=$(GAME):agent $(TRAIN_ARGS)
-	$(BIN)/python -m experiments.export_agent --run=runs/agent_$(GAME) --require_complete \
-		--command="make agent GAME=$(GAME)"
+	$(BIN)/python -m experiments.train --workdir=runs/$(RECIPE)_$(GAME) \
+		--config=$(GAME):$(RECIPE) $(TRAIN_ARGS)
+	$(BIN)/python -m experiments.export_agent --run=runs/$(RECIPE)_$(GAME) --require_complete \
+		--command="make agent GAME=$(GAME)$(if $(filter-out agent,$(RECIPE)), RECIPE=$(RECIPE))"
 
 play: $(VENV)/.installed-$(ACCEL)
 	$(BIN)/python -m experiments.play --game=connect_four $(PLAY_ARGS)

@@ -475,13 +475,14 @@ def _walk_source(module: str, names: list[str]) -> str | None:
 
 
 @functools.cache
-def makefile(text: str) -> tuple[set[str], set[str], dict[str, str]]:
-    """The Makefile's targets, its variables and each target's recipe (lines joined)."""
+def makefile(text: str) -> tuple[set[str], dict[str, str], dict[str, str]]:
+    """The Makefile's targets, its variables (each with the text of its value) and each
+    target's recipe (lines joined)."""
     joined = re.sub(r"\\\n\s*", " ", text)
-    targets, variables, recipes, current = set(), set(), {}, None
+    targets, variables, recipes, current = set(), {}, {}, None
     for line in joined.splitlines():
         rule = re.match(r"([A-Za-z0-9_.-]+(?:\s+[A-Za-z0-9_.-]+)*)\s*:(?!=)(.*)", line)
-        variable = re.match(r"([A-Za-z_]\w*)\s*[?:+]?=", line)
+        variable = re.match(r"([A-Za-z_]\w*)\s*[?:+]?=(.*)", line)
         if rule:
             names = rule.group(1).split()
             if names == [".PHONY"]:
@@ -490,7 +491,7 @@ def makefile(text: str) -> tuple[set[str], set[str], dict[str, str]]:
                 targets |= set(names)
                 current = names[0]
         elif variable:
-            variables.add(variable.group(1))
+            variables[variable.group(1)] = variable.group(2).strip()
             current = None
         elif line.startswith("\t") and current:
             recipes[current] = recipes.get(current, "") + line.strip() + "\n"
@@ -557,6 +558,7 @@ def check_make(words: list[str], make_text: str) -> list[str]:
     targets, variables, recipes = makefile(make_text)
     problems, wanted = [], [w for w in words if "=" not in w and not w.startswith("-")]
     problems += [f"the Makefile has no target {t!r}" for t in wanted if t not in targets]
+    given = {}
     for word in words:
         variable, equals, value = word.partition("=")
         if not equals:
@@ -567,12 +569,20 @@ def check_make(words: list[str], make_text: str) -> list[str]:
         users = [t for t in wanted if f"$({variable})" in recipes.get(t, "")]
         if variable.endswith("_ARGS") and not users:
             problems.append(f"no target of {wanted} passes $({variable}) on")
-        for target in users:
-            recipe = recipes[target].replace(f"$({variable})", value)
-            found = re.search(r"python -m (\S+)([^\n]*)", recipe)
-            if found:
-                arguments = shlex.split(re.sub(r"\$\(\w+\)", "", found.group(2)))
-                problems += check_entry(found.group(1), arguments)
+        given[variable] = value
+    # Every variable the command sets, and the Makefile's plain defaults for the others
+    # (``GAME ?= connect_four``; not those computed by ``$(shell ...)``).
+    values = {k: v for k, v in variables.items() if "$(" not in v} | given
+    for target in wanted:
+        recipe = recipes.get(target, "")
+        if not any(f"$({variable})" in recipe for variable in given):
+            continue
+        for variable, value in values.items():
+            recipe = recipe.replace(f"$({variable})", value)
+        found = re.search(r"python -m (\S+)([^\n]*)", recipe)
+        if found:
+            arguments = shlex.split(re.sub(r"\$\(\w+\)", "", found.group(2)))
+            problems += check_entry(found.group(1), arguments)
     return problems
 
 
@@ -744,6 +754,16 @@ def test_check_readme__reports_each_made_up_name():
             f"not reported: {where} {span} ({what}); reported:\n" + "\n".join(problems)
         )
     assert len(problems) == len(expected), "\n".join(problems)
+
+
+def test_check_make__substitutes_every_variable_given_and_the_plain_defaults():
+    make_text = MAKEFILE.read_text()
+    assert not check_make(["agent", "GAME=connect_four", "RECIPE=long"], make_text)
+    assert not check_make(["agent", "GAME=othello"], make_text)
+    [problem] = check_make(["agent", "GAME=othello", "RECIPE=long"], make_text)
+    assert "--config=othello:long" in problem and "Unknown preset" in problem
+    [problem] = check_make(["agent", "RECIPE=no_such_recipe"], make_text)  # GAME's default
+    assert "--config=connect_four:no_such_recipe" in problem
 
 
 MADE_UP_DOCS = """\

@@ -94,8 +94,8 @@ def long(config: ml_collections.ConfigDict) -> None:
     4 blocks (about 5x the 32 x 3 network's parameters) for 1,000 iterations, meant to run
     over several sessions (it resumes exactly). The 32 x 3 agent's mistake rates were level
     from its 100th iteration to its 700th while its Elo rose; this asks whether a larger
-    network keeps improving where that one stopped. 34-36 s an iteration on 2 Intel cores
-    (2026-11-27, the 32 x 3 network 11-13 s there that day): about 10 hours."""
+    network keeps improving where that one stopped. A median 34.2 s an iteration on 2 Intel cores
+    (2026-11-27, the 32 x 3 network 11-13 s there that day): about 10-11 hours."""
     agent(config)
     config.num_iterations = 1000
     config.network.update(channels=64, blocks=4, value_hidden=64)

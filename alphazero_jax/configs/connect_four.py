@@ -18,23 +18,24 @@ def default(config: ml_collections.ConfigDict) -> None:
     config.num_iterations = 1000
     config.network.update(channels=128, blocks=6, value_hidden=128)
     config.search.num_simulations = 128
-    # 4096 slots x 84 moves: ~280k positions an iteration (the unfinished last game of
-    # each slot is dropped), 44M network evaluations: ~35 s of self-play on an H100
-    # (1.2M evaluations/s measured there; 9.3k positions/s at 4096 slots vs 4.0k at 512).
+    # 4096 slots x 84 moves: ~285k positions an iteration (the unfinished last game of
+    # each slot is dropped), 44M network evaluations: 47-49 s of self-play on an H100
+    # (measured 2026-11-27 in training, 5.8-6.0k positions/s; 9.3k at 4096 slots with a
+    # fresh network alone on 2026-11-22, 4.0k at 512).
     config.selfplay.update(batch_size=4096, num_moves=84)
     # Four iterations of positions (~600 bytes each: ~0.7 GB, replicated per device).
     config.replay.capacity = 1_000_000
     # Replay ratio ~0.7: 96 x 2048 = 197k samples an iteration for ~280k new positions,
     # so each position is trained on about 0.7 times in the ~4 iterations it is kept
-    # (AlphaZero.jl's Connect Four trains about once per position). On an H100, 96
-    # updates of 2048 on the 128x6 net are a few seconds against ~35 s of self-play,
-    # so the loop stays near self-play's speed. Measured on an H100 (2026-11-22): these
-    # settings trained at 5.2k positions/s and after 7.5 minutes erred on 8.5% of
+    # (AlphaZero.jl's Connect Four trains about once per position). On an H100 the 96
+    # updates of 2048 on the 128x6 net took 0.7-1.0 s against 47-49 s of self-play
+    # (2026-11-27): the loop runs at 0.98x of self-play. Measured there on 2026-11-22:
+    # these settings trained at 5.2k positions/s and after 7.5 minutes erred on 8.5% of
     # Middle-Medium and 12.7% of Begin-Hard, where 512 slots x 32 updates of 1024 erred
     # on 8.1% and 14.3% after 14.5 minutes.
     config.learner.update(batch_size=2048, updates_per_iteration=96, warmup_steps=20)
-    # Evaluation bounded: every 30 iterations (18-27 minutes on an H100), 64 games per
-    # baseline and 500 positions per set: about a minute, ~5% of the time (time/evaluation).
+    # Evaluation bounded: every 30 iterations (about 25 minutes on an H100), 64 games per
+    # baseline and 500 positions per set: 94 s there, ~6% of the time (time/evaluation).
     config.evaluation.update(
         every=30,
         games=64,

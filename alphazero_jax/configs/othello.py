@@ -17,7 +17,9 @@ AGENT_ITERATIONS = 360
 
 
 def default(config: ml_collections.ConfigDict) -> None:
-    """8x8: 60 placements, a pass now and then."""
+    """8x8: 60 placements, a pass now and then. On one H100 (2026-11-27) an iteration took
+    43.5 s after the first (60 s, compiling), 43.2 s of it self-play: 2,048 games, 2.8k
+    positions/s, so 1,000 iterations are about 12 hours; its evaluation was not timed."""
     config.game.settings = {"size": 8, "legal_plane": 1}
     config.num_iterations = 1000
     config.network.update(channels=128, blocks=6, value_hidden=128)

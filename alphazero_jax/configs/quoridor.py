@@ -18,7 +18,8 @@ AGENT_ITERATIONS = 360
 
 
 def default(config: ml_collections.ConfigDict) -> None:
-    """9x9, 10 walls: 140 actions, games of 60-100 plies."""
+    """9x9, 10 walls: 140 actions, games of 60-100 plies. Its first iteration on one H100
+    did not finish in 165 s, compiling included (2026-11-27): its speed is not known."""
     config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
     config.num_iterations = 1000
     config.network.update(channels=128, blocks=8, value_hidden=128)

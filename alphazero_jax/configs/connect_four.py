@@ -25,7 +25,7 @@ def default(config: ml_collections.ConfigDict) -> None:
     config.selfplay.update(batch_size=4096, num_moves=84)
     # Four iterations of positions (~600 bytes each: ~0.7 GB, replicated per device).
     config.replay.capacity = 1_000_000
-    # Replay ratio ~0.7: 96 x 2048 = 197k samples an iteration for ~280k new positions,
+    # Replay ratio ~0.7: 96 x 2048 = 197k samples an iteration for ~285k new positions,
     # so each position is trained on about 0.7 times in the ~4 iterations it is kept
     # (AlphaZero.jl's Connect Four trains about once per position). On an H100 the 96
     # updates of 2048 on the 128x6 net took 0.7-1.0 s against 47-49 s of self-play

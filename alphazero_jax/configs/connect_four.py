@@ -1,5 +1,7 @@
 """Connect Four 6x7: ``default`` (an accelerator), ``cpu`` (a 2-core machine), ``agent``
-(the shipped agent's recipe), ``long`` (a larger network over several sessions), ``smoke``."""
+(a 32 x 3 agent in one session of 2 cores), ``long`` (a 64 x 4 network over several
+sessions), ``long_gpu`` (``long``'s work for one accelerator: the shipped agent's recipe),
+``smoke``."""
 
 from __future__ import annotations
 
@@ -77,9 +79,10 @@ def cpu(config: ml_collections.ConfigDict) -> None:
 
 
 def agent(config: ml_collections.ConfigDict) -> None:
-    """The recipe of the shipped agent, ``make agent GAME=connect_four``: the ``cpu``
-    preset's network and search for 700 iterations, with a replay memory that holds the
-    last ~110 iterations' positions and an evaluation every 100. It fits one working
+    """The recipe of the agent shipped before ``long_gpu``'s, ``make agent
+    GAME=connect_four``: the ``cpu`` preset's network and search for 700 iterations, with a
+    replay memory that holds the last ~110 iterations' positions and an evaluation every
+    100. It fits one working
     session of the 2-core development machine: 95 minutes on 2 nearly idle cores (median
     7.2 s an iteration, 7 evaluations of ~30 s; measured 2026-11-26). On one H100 an
     iteration takes 1.22 s (700 in about 14 minutes; evaluations not timed there)."""
@@ -96,7 +99,9 @@ def long(config: ml_collections.ConfigDict) -> None:
     over several sessions (it resumes exactly). The 32 x 3 agent's mistake rates were level
     from its 100th iteration to its 700th while its Elo rose; this asks whether a larger
     network keeps improving where that one stopped. A median 34.2 s an iteration on 2 Intel cores
-    (2026-11-27, the 32 x 3 network 11-13 s there that day): about 10-11 hours."""
+    (2026-11-27, the 32 x 3 network 11-13 s there that day): about 10-11 hours. Its one
+    run was lost with its machine at iteration 493; ``long_gpu`` does the same work in
+    wider iterations, faster on either machine."""
     agent(config)
     config.num_iterations = 1000
     config.network.update(channels=64, blocks=4, value_hidden=64)
@@ -112,7 +117,9 @@ def long_gpu(config: ml_collections.ConfigDict) -> None:
     same positions, take the same 16,000 updates of 256 (so the same cosine schedule by
     update) and keep the same 200,000 positions in replay; here the network changes every
     512 games instead of every 64. A small network's search on a GPU costs about the same
-    at 512 games as at 64, so it fits one session of a lent H100."""
+    at 512 games as at 64, so it fits one session of a lent H100: 8.1 minutes there
+    (2026-11-27, a median 2.6 s an iteration, evaluations included), which trained the
+    shipped agent. On 2 Intel cores an iteration took 181-194 s: about 6.4 hours."""
     long(config)
     config.num_iterations = 125
     config.selfplay.batch_size = 512

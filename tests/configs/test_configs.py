@@ -101,3 +101,29 @@ def test_presets__every_preset_of_every_game_is_valid(game):
         if preset != "auto":  # default or cpu, both checked
             config = configs.get_config(game, preset)
             validate_config(config, num_devices=8 if preset == "default" else 1)
+
+
+def test_connect_four_long_gpu__does_the_long_recipes_work_in_wider_iterations():
+    """The card's claim, counted: 125 x 512 games = 1,000 x 64, 125 x 128 updates =
+    1,000 x 16 (so the same cosine schedule, which runs by update), and every other
+    setting, the network, the search, the targets and the replay memory, the same."""
+    long = configs.get_config("connect_four", "long")
+    wide = configs.get_config("connect_four", "long_gpu")
+    assert wide.num_iterations * wide.selfplay.batch_size == 1000 * 64
+    assert long.num_iterations * long.selfplay.batch_size == 1000 * 64
+    assert wide.num_iterations * wide.learner.updates_per_iteration == 16_000
+    assert long.num_iterations * long.learner.updates_per_iteration == 16_000
+    differing = {"num_iterations", "selfplay.batch_size", "learner.updates_per_iteration"}
+    differing.add("evaluation.every")  # every 25 of 125 where long has every 50 of 1,000
+
+    def flat(config, prefix=""):
+        for key, value in config.items():
+            if isinstance(value, ml_collections.ConfigDict):
+                yield from flat(value, f"{prefix}{key}.")
+            else:
+                yield f"{prefix}{key}", value
+
+    long_flat, wide_flat = dict(flat(long)), dict(flat(wide))
+    assert long_flat.keys() == wide_flat.keys()
+    changed = {key for key in long_flat if long_flat[key] != wide_flat[key]}
+    assert changed == differing, sorted(changed ^ differing)

@@ -113,13 +113,14 @@ def long(config: ml_collections.ConfigDict) -> None:
 def long_gpu(config: ml_collections.ConfigDict) -> None:
     """The ``long`` recipe's work shaped for one accelerator, ``make agent
     GAME=connect_four RECIPE=long_gpu``: 125 iterations of 512 games at once and 128
-    updates each, where ``long`` has 1,000 of 64 games and 16 updates. Both play about the
+    updates each, where ``long`` has 1,000 of 64 and 16 updates. Both play about the
     same positions, take the same 16,000 updates of 256 (so the same cosine schedule by
-    update) and keep the same 200,000 positions in replay; here the network changes every
-    512 games instead of every 64. A small network's search on a GPU costs about the same
-    at 512 games as at 64, so it fits one session of a lent H100: 8.1 minutes there
-    (2026-11-27, a median 2.6 s an iteration, evaluations included), which trained the
-    shipped agent. On 2 Intel cores an iteration took 181-194 s: about 6.4 hours."""
+    update) and keep the same 200,000 positions in replay; here the network learns after
+    each iteration's ~9,100 new positions instead of ~1,150. A small network's search on a
+    GPU costs about the same at 512 games as at 64, so it fits one session of a lent H100:
+    8.1 minutes there (2026-11-27, a median 2.6 s an iteration, evaluations included),
+    which trained the shipped agent. On 2 Intel cores an iteration took 181-194 s: about
+    6.4 hours."""
     long(config)
     config.num_iterations = 125
     config.selfplay.batch_size = 512

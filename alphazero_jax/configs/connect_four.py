@@ -82,10 +82,10 @@ def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the agent shipped before ``long_gpu``'s, ``make agent
     GAME=connect_four``: the ``cpu`` preset's network and search for 700 iterations, with a
     replay memory that holds the last ~110 iterations' positions and an evaluation every
-    100. It fits one working
-    session of the 2-core development machine: 95 minutes on 2 nearly idle cores (median
-    7.2 s an iteration, 7 evaluations of ~30 s; measured 2026-11-26). On one H100 an
-    iteration takes 1.22 s (700 in about 14 minutes; evaluations not timed there)."""
+    100. It fits one working session of the 2-core development machine: 95 minutes on 2
+    nearly idle cores (median 7.2 s an iteration, 7 evaluations of ~30 s; measured
+    2026-11-26). On one H100 an iteration takes 1.22 s (700 in about 14 minutes;
+    evaluations not timed there)."""
     cpu(config)
     config.num_iterations = 700
     config.replay.capacity = 150_000
@@ -101,7 +101,7 @@ def long(config: ml_collections.ConfigDict) -> None:
     network keeps improving where that one stopped. A median 34.2 s an iteration on 2 Intel cores
     (2026-11-27, the 32 x 3 network 11-13 s there that day): about 10-11 hours. Its one
     run was lost with its machine at iteration 493; ``long_gpu`` does the same work in
-    wider iterations, faster on either machine."""
+    wider iterations, in 8 minutes of one H100 (on 2 cores it is no faster)."""
     agent(config)
     config.num_iterations = 1000
     config.network.update(channels=64, blocks=4, value_hidden=64)
@@ -116,11 +116,12 @@ def long_gpu(config: ml_collections.ConfigDict) -> None:
     updates each, where ``long`` has 1,000 of 64 and 16 updates. Both play about the
     same positions, take the same 16,000 updates of 256 (so the same cosine schedule by
     update) and keep the same 200,000 positions in replay; here the network learns after
-    each iteration's ~9,100 new positions instead of ~1,150. A small network's search on a
-    GPU costs about the same at 512 games as at 64, so it fits one session of a lent H100:
-    8.1 minutes there (2026-11-27, a median 2.6 s an iteration, evaluations included),
-    which trained the shipped agent. On 2 Intel cores an iteration took 181-194 s: about
-    6.4 hours."""
+    each iteration's ~9,100 new positions instead of ~1,150. On a GPU a small network's
+    search is bound by its sequence of steps more than by its batch, so the whole recipe
+    fits one session of a lent H100: 8.1 minutes there (2026-11-27, a median 2.6 s an
+    iteration, evaluations included), which trained the shipped agent. On 2 Intel cores
+    it is no faster than ``long`` per position (55-59 kept positions/s against 53-64,
+    the same machine and day): 181-194 s an iteration, about 6.4 hours."""
     long(config)
     config.num_iterations = 125
     config.selfplay.batch_size = 512

@@ -1,6 +1,8 @@
 """``alphazero_jax.configs``: every setting written once (default, rule, meaning), each
 game's presets, and generic presets for a game registered by a researcher."""
 
+import functools
+
 import ml_collections
 import pytest
 
@@ -116,14 +118,8 @@ def test_connect_four_long_gpu__does_the_long_recipes_work_in_wider_iterations()
     differing = {"num_iterations", "selfplay.batch_size", "learner.updates_per_iteration"}
     differing.add("evaluation.every")  # every 25 of 125 where long has every 50 of 1,000
 
-    def flat(config, prefix=""):
-        for key, value in config.items():
-            if isinstance(value, ml_collections.ConfigDict):
-                yield from flat(value, f"{prefix}{key}.")
-            else:
-                yield f"{prefix}{key}", value
+    def value(config, key):
+        return functools.reduce(getattr, key.split("."), config)
 
-    long_flat, wide_flat = dict(flat(long)), dict(flat(wide))
-    assert long_flat.keys() == wide_flat.keys()
-    changed = {key for key in long_flat if long_flat[key] != wide_flat[key]}
+    changed = {key for key, _ in settings.leaves() if value(long, key) != value(wide, key)}
     assert changed == differing, sorted(changed ^ differing)

@@ -533,8 +533,9 @@ def test_agent_specs__bad_specs_found_by_fuzzing_have_clear_messages(tmp_path):
     )
     missing = str(tmp_path / "missing")
     assert _error(agents.from_spec, game, f"az:{missing}") == (
-        f"Agent spec az:{missing}: expected a training run directory or one of its "
-        f"checkpoints, <run>/checkpoints/<iteration>, got {missing!r}: {missing} is no "
+        f"Agent spec az:{missing}: expected a training run directory, one of its "
+        f"checkpoints, <run>/checkpoints/<iteration>, or an exported agent's folder, "
+        f"got {missing!r}: {missing} is no "
         "training run: it has no config.json."
     )
     expected = "tdmcts:<simulations>[:c=<x>][:gamma=<x>][:floor=<x>][:<run>]"

@@ -4,6 +4,7 @@ with the package (``az:pretrained``)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import jax
@@ -76,7 +77,8 @@ def _act_of(analyse: Callable[[dict, PRNGKey, State], Analysis]) -> Callable:
 
 
 def az_agent(game: Game, path: str, *, num_simulations: int | None = None) -> Agent:
-    """A trained network: ``path`` is a run directory, ``<run>/checkpoints/<n>``, or
+    """A trained network: ``path`` is a run directory, ``<run>/checkpoints/<n>``, the
+    folder of an exported agent (its ``agent.json``, ``pretrained.export``), or
     ``pretrained`` for the network shipped for ``game`` (``pretrained.py``)."""
     return restore_az(game, path, num_simulations=num_simulations)[0]
 
@@ -88,13 +90,16 @@ def restore_az(
     and ``variables`` also give the network's value head)."""
     if path == pretrained.SPEC_NAME:
         run = pretrained.load(game)
+    elif os.path.isfile(os.path.join(path, pretrained.AGENT_FILE)):
+        run = pretrained.load_folder(path)
     else:
         try:
             run = runs.restore_network(*runs.split_checkpoint_path(path))
         except FileNotFoundError as error:
             raise ValueError(
-                f"Agent spec az:{path}: expected a training run directory or one of its "
-                f"checkpoints, <run>/checkpoints/<iteration>, got {path!r}: {error}"
+                f"Agent spec az:{path}: expected a training run directory, one of its "
+                f"checkpoints, <run>/checkpoints/<iteration>, or an exported agent's folder, "
+                f"got {path!r}: {error}"
             ) from error
     if run.game is not game:
         raise ValueError(

@@ -99,6 +99,25 @@ def load(game: Game, folder: pathlib.Path | None = None) -> runs.RestoredNetwork
             f"{', '.join(available(folder)) or 'none'}. Train one and export it with "
             "python -m experiments.export_agent."
         )
+    return _read(path, game)
+
+
+def load_folder(path: str | os.PathLike) -> runs.RestoredNetwork:
+    """The network exported into the folder ``path`` (its ``agent.json`` and
+    ``variables.msgpack``) wherever it lies, as ``load`` returns a shipped one: a snapshot
+    judged before it ships, say.
+
+    Raises:
+      FileNotFoundError: ``path`` holds no ``agent.json``.
+    """
+    path = pathlib.Path(path)
+    if not (path / AGENT_FILE).is_file():
+        raise FileNotFoundError(f"{path}: expected an exported agent's folder, with {AGENT_FILE}")
+    described = json.loads((path / AGENT_FILE).read_text())
+    return _read(path, games.make(described["game"], **described["settings"]))
+
+
+def _read(path: pathlib.Path, game: Game) -> runs.RestoredNetwork:
     described = json.loads((path / AGENT_FILE).read_text())
     config = ml_collections.ConfigDict(described["config"])
     made = {}

@@ -2,12 +2,13 @@
 
 import json
 import os
+import shutil
 
 import jax
 import numpy as np
 import pytest
 
-from alphazero_jax import configs, games, runs
+from alphazero_jax import agents, configs, games, runs
 from alphazero_jax.agents import pretrained
 from alphazero_jax.training import train
 
@@ -87,3 +88,22 @@ def test_load__a_game_without_an_agent_names_the_shipped_ones(tmp_path):
         pretrained.load(game, tmp_path)
     with pytest.raises(ValueError, match=r"shipped: .*tic_tac_toe-rows3-cols3-connect3"):
         pretrained.load(game)
+
+
+def test_load_folder__an_exported_agent_anywhere_loads_and_plays_as_the_shipped_one(tmp_path):
+    game = games.make("tic_tac_toe")
+    shipped = pretrained.directory() / pretrained.key_of(game)
+    snapshot = tmp_path / "snapshot_of_some_iteration"  # not named after its game
+    shutil.copytree(shipped, snapshot)
+    loaded, expected = pretrained.load_folder(snapshot), pretrained.load(game)
+    assert loaded.game is game and loaded.iteration == expected.iteration
+    leaves = jax.tree.leaves(loaded.variables), jax.tree.leaves(expected.variables)
+    for a, b in zip(*leaves, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    # X on 0 and 1, O on 3 and 4: X must take 2 (and O would win on 5 otherwise).
+    states = games.replay_batch(game, [[0, 3, 1, 4]])
+    for spec in (f"az:{snapshot}:16", "az:pretrained:16"):
+        agent = agents.from_spec(game, spec)
+        assert int(agent.act_fn(agent.params, jax.random.key(0), states)[0]) == 2, spec
+    with pytest.raises(FileNotFoundError, match=r"expected an exported agent's folder"):
+        pretrained.load_folder(tmp_path)

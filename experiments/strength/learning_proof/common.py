@@ -12,8 +12,14 @@ flags.disclaim_key_flags()  # the flags defined below belong to the module that 
 
 
 def define_workdir() -> flags.FlagHolder[str]:
-    """``--workdir``: the run directory (required)."""
-    return flags.DEFINE_string("workdir", None, "Run directory.", required=True)
+    """``--workdir``: the run directory, or an exported agent's folder (required)."""
+    return flags.DEFINE_string(
+        "workdir",
+        None,
+        "Run directory, or the folder of an exported agent (its agent.json), e.g. "
+        "alphazero_jax/data/agents/othello-size8-legal_plane1.",
+        required=True,
+    )
 
 
 def define_simulations() -> flags.FlagHolder[list[str]]:
@@ -29,12 +35,19 @@ def define_games() -> flags.FlagHolder[int]:
 
 
 def restore(workdir: str, game: str | None = None):
-    """``runs.restore_network(workdir)``; ends the program in one line if the run cannot be
+    """``runs.restore_network(workdir)``, or ``pretrained.load_folder(workdir)`` where it
+    holds an exported agent; ends the program in one line if the run cannot be
     read, or is not of ``game`` (a name, or any game for None)."""
+    import os
+
     from alphazero_jax import runs
+    from alphazero_jax.agents import pretrained
 
     try:
-        run = runs.restore_network(workdir)
+        if os.path.isfile(os.path.join(workdir, pretrained.AGENT_FILE)):
+            run = pretrained.load_folder(workdir)
+        else:
+            run = runs.restore_network(workdir)
     except (FileNotFoundError, ValueError) as error:
         cli.fail(error)
     if game is not None and run.game.name != game:

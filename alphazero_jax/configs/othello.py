@@ -43,16 +43,16 @@ def cpu(config: ml_collections.ConfigDict) -> None:
 
 
 def agent(config: ml_collections.ConfigDict) -> None:
-    """The recipe of the shipped 8x8 agent, ``make agent GAME=othello``: the 32x3 network
-    of the ``cpu`` presets with Connect Four's self-play (playout-cap randomisation, 64
-    simulations on one move in four and 16 on the others, value targets half the root
-    value) and a replay memory of the last ~70 iterations' positions. Sized to one working
-    session of the 2-core development machine: about 110 minutes on 2 idle cores, 15 s an
-    iteration (14 of self-play, measured 2026-11-25) and 4 evaluations of ~5 minutes. Its
-    first run, the shipped agent, on an Intel Xeon machine of that size (2026-11-26), took a
-    median 21.3 s an iteration (19.9 of self-play) and 4 evaluations of about 4 minutes:
-    155 minutes in all by its clock. On one H100 an iteration takes 1.58 s (360 in about
-    9.5 minutes; evaluations not timed there)."""
+    """The recipe of the 8x8 agent shipped before ``long_gpu``'s, ``make agent
+    GAME=othello``: the 32x3 network of the ``cpu`` presets with Connect Four's self-play
+    (playout-cap randomisation, 64 simulations on one move in four and 16 on the others,
+    value targets half the root value) and a replay memory of the last ~70 iterations'
+    positions. Sized to one working session of the 2-core development machine: about 110
+    minutes on 2 idle cores, 15 s an iteration (14 of self-play, measured 2026-11-25) and 4
+    evaluations of ~5 minutes. Its first run, shipped until 2026-11-27, on an Intel Xeon
+    machine of that size (2026-11-26), took a median 21.3 s an iteration (19.9 of self-play)
+    and 4 evaluations of about 4 minutes: 155 minutes in all by its clock. On one H100 an
+    iteration takes 1.58 s (360 in about 9.5 minutes; evaluations not timed there)."""
     config.game.settings = {"size": 8, "legal_plane": 1}
     config.num_iterations = AGENT_ITERATIONS
     config.network.update(channels=32, blocks=3, value_hidden=32)
@@ -75,15 +75,15 @@ def agent(config: ml_collections.ConfigDict) -> None:
 
 
 def long_gpu(config: ml_collections.ConfigDict) -> None:
-    """A larger 8x8 agent for one session of a lent accelerator, ``make agent GAME=othello
-    RECIPE=long_gpu``: the ``agent`` recipe's search and targets with a network of 64
-    channels x 4 blocks (about 5x the parameters) over 80 iterations of 512 games at once
-    and 128 updates each. Against ``agent`` it plays about 1.8x the positions and takes
-    1.8x the updates (10,240 of 256), at the same ratio of samples to new positions (about
-    2), and its replay memory holds the last ~19 iterations (~20% of the run, as
-    ``agent``'s does). The 32 x 3 agent's Elo stopped rising in the last quarter of its
-    schedule; this asks what a larger network over more games gives. Shaped like Connect
-    Four's ``long_gpu``, whose iterations of 512 games took 2.6 s on an H100."""
+    """The recipe of the shipped 8x8 agent, ``make agent GAME=othello RECIPE=long_gpu``:
+    the ``agent`` recipe's search and targets with a network of 64 channels x 4 blocks
+    (about 5x the parameters) over 80 iterations of 512 games at once and 128 updates
+    each. Against ``agent`` it plays about 1.8x the positions and takes 1.8x the updates
+    (10,240 of 256) at the same ratio of samples to new positions (about 2), and its
+    replay memory holds the last ~19 iterations (~20% of the run, as ``agent``'s does).
+    Sized to one session of a lent accelerator: 8.3 minutes on one H100 (2026-11-27, a
+    median 3.7 s an iteration, 3.2 of self-play and 0.32 of learning, and two
+    evaluations of about a minute or two)."""
     agent(config)
     config.num_iterations = 80
     config.network.update(channels=64, blocks=4, value_hidden=64)

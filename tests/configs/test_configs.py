@@ -123,3 +123,26 @@ def test_connect_four_long_gpu__does_the_long_recipes_work_in_wider_iterations()
 
     changed = {key for key, _ in settings.leaves() if value(long, key) != value(wide, key)}
     assert changed == differing, sorted(changed ^ differing)
+
+
+def test_othello_long_gpu__is_the_agent_recipe_with_a_larger_network_over_more_games():
+    """The card's claim, counted: 80 x 512 games = 640 x 64 (1.78x the agent recipe's
+    360 x 64), 80 x 128 updates = 10,240 (1.78x 360 x 16), so the same updates per game;
+    the network 64 x 4; and the search, the targets, the game and the schedule's shape
+    the same."""
+    small = configs.get_config("othello", "agent")
+    large = configs.get_config("othello", "long_gpu")
+    assert large.num_iterations * large.selfplay.batch_size == 640 * small.selfplay.batch_size
+    assert small.num_iterations == 360
+    assert large.num_iterations * large.learner.updates_per_iteration == 10_240
+    per_game = [c.learner.updates_per_iteration / c.selfplay.batch_size for c in (small, large)]
+    assert per_game == [0.25, 0.25]
+    differing = {"num_iterations", "selfplay.batch_size", "learner.updates_per_iteration"}
+    differing |= {"network.channels", "network.blocks", "network.value_hidden"}
+    differing |= {"replay.capacity", "evaluation.every", "evaluation.opponents"}
+
+    def value(config, key):
+        return functools.reduce(getattr, key.split("."), config)
+
+    changed = {key for key, _ in settings.leaves() if value(small, key) != value(large, key)}
+    assert changed == differing, sorted(changed ^ differing)

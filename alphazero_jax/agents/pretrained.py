@@ -113,12 +113,27 @@ def load_folder(path: str | os.PathLike) -> runs.RestoredNetwork:
     path = pathlib.Path(path)
     if not (path / AGENT_FILE).is_file():
         raise FileNotFoundError(f"{path}: expected an exported agent's folder, with {AGENT_FILE}")
-    described = json.loads((path / AGENT_FILE).read_text())
+    described = _described(path)
     return _read(path, games.make(described["game"], **described["settings"]))
 
 
+def _described(path: pathlib.Path) -> dict:
+    """``path/agent.json``, read; ValueError naming the file if it is not what ``export``
+    writes."""
+    try:
+        described = json.loads((path / AGENT_FILE).read_text())
+        missing = [k for k in ("game", "settings", "config", "iteration") if k not in described]
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as error:
+        raise ValueError(
+            f"{path / AGENT_FILE}: expected the JSON that export_agent writes, got: {error}"
+        ) from None
+    if missing:
+        raise ValueError(f"{path / AGENT_FILE}: expected the keys {', '.join(missing)} too.")
+    return described
+
+
 def _read(path: pathlib.Path, game: Game) -> runs.RestoredNetwork:
-    described = json.loads((path / AGENT_FILE).read_text())
+    described = _described(path)
     config = ml_collections.ConfigDict(described["config"])
     made = {}
 
@@ -127,7 +142,20 @@ def _read(path: pathlib.Path, game: Game) -> runs.RestoredNetwork:
         return variables
 
     shapes = jax.eval_shape(template)  # 0.1 s, where running the init took seconds
-    variables = flax.serialization.from_bytes(shapes, (path / VARIABLES_FILE).read_bytes())
+    try:
+        variables = flax.serialization.from_bytes(shapes, (path / VARIABLES_FILE).read_bytes())
+    except (ValueError, TypeError, KeyError) as error:  # msgpack's errors are ValueErrors
+        raise ValueError(
+            f"{path / VARIABLES_FILE}: expected the variables of the network that "
+            f"{AGENT_FILE} describes, could not read them: {error}"
+        ) from None
+    wanted = [(x.shape, x.dtype) for x in jax.tree.leaves(shapes)]
+    found = [(x.shape, x.dtype) for x in jax.tree.leaves(variables)]
+    if found != wanted:  # flax restores any arrays under the right names
+        raise ValueError(
+            f"{path / VARIABLES_FILE}: expected the variables of the network that "
+            f"{AGENT_FILE} describes ({dict(config.network)}), got arrays of other shapes."
+        )
     apply_fn = made["apply_fn"]  # held by the agent built on it
     variables = jax.device_put(variables, jax.local_devices()[0])
     return runs.RestoredNetwork(config, game, apply_fn, variables, described["iteration"])

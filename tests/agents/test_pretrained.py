@@ -107,3 +107,30 @@ def test_load_folder__an_exported_agent_anywhere_loads_and_plays_as_the_shipped_
         assert int(agent.act_fn(agent.params, jax.random.key(0), states)[0]) == 2, spec
     with pytest.raises(FileNotFoundError, match=r"expected an exported agent's folder"):
         pretrained.load_folder(tmp_path)
+
+
+def test_load_folder__a_damaged_folder_gets_one_line_naming_the_file(tmp_path):
+    shipped = pretrained.directory() / "tic_tac_toe-rows3-cols3-connect3"
+    other = pretrained.directory() / "connect_four-rows6-cols7-connect4"
+    folder = tmp_path / "agent"
+    shutil.copytree(shipped, folder)
+    variables = folder / "variables.msgpack"
+    variables.write_bytes(variables.read_bytes()[:100])  # cut short
+    with pytest.raises(ValueError, match=r"variables.msgpack: expected the variables .*Unpack"):
+        pretrained.load_folder(folder)
+    shutil.copy(other / "variables.msgpack", variables)  # another network's
+    with pytest.raises(ValueError, match=r"'channels': 32.*got arrays of other shapes"):
+        pretrained.load_folder(folder)
+    (folder / "agent.json").write_text('{"game": "tic_tac_toe"')
+    with pytest.raises(ValueError, match=r"agent.json: expected the JSON that export_agent"):
+        pretrained.load_folder(folder)
+    (folder / "agent.json").write_text('{"game": "tic_tac_toe"}')
+    with pytest.raises(ValueError, match=r"agent.json: expected the keys settings, config"):
+        pretrained.load_folder(folder)
+
+
+def test_load__every_shipped_agent_loads_with_the_shapes_of_its_network():
+    for key in pretrained.available():
+        described = json.loads((pretrained.directory() / key / "agent.json").read_text())
+        game = games.make(described["game"], **described["settings"])
+        assert pretrained.load(game).game is game, key

@@ -10,7 +10,8 @@ The game is the run's. Othello's baselines are random, its greedy player
 each, colours swapped in pairs after two random opening plies, against the goals of
 ``network_measures.BASELINE_GOALS`` for the run's board size (Othello 6x6: the learning
 proof; 8x8: the full-size agent's; Quoridor 5x5, 9x9); a goal of None is reported only.
-``--opponents`` plays a subset.
+``--opponents`` plays a subset; ``--seed`` plays other games (other openings and tie-breaks)
+to see how much a result moves with them.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ _GAMES = common.define_games()
 _SIMULATIONS = common.define_simulations()
 _OPPONENTS = flags.DEFINE_list(
     "opponents", [], "The baselines to play (default: all of the game's and size's)."
+)
+_SEED = flags.DEFINE_integer(
+    "seed", 0, "The matches' key: another seed draws other openings and tie-breaks."
 )
 
 
@@ -61,7 +65,12 @@ def main(argv: list[str]) -> None:
         for opponent, goal in goals.items():
             started = time.monotonic()
             result = network_measures.play_against(
-                run, opponent, _GAMES.value, jax.random.key(0), simulations, opening_moves=2
+                run,
+                opponent,
+                _GAMES.value,
+                jax.random.key(_SEED.value),
+                simulations,
+                opening_moves=2,
             )
             verdict = "" if goal is None else (" met" if result["win"] >= goal else " NOT met")
             goal_text = "" if goal is None else f" (goal >= {goal:.0%}{verdict})"

@@ -75,17 +75,17 @@ def agent(config: ml_collections.ConfigDict) -> None:
 
 
 def long_gpu(config: ml_collections.ConfigDict) -> None:
-    """The recipe of the shipped 8x8 agent, ``make agent GAME=othello RECIPE=long_gpu``:
-    the ``agent`` recipe's search and targets with a network of 64 channels x 4 blocks
-    (310,600 parameters, 4.6x) over 80 iterations of 512 games at once and 128 updates
-    each. Against ``agent`` it plays about 1.8x the positions and takes 1.8x the updates
-    (10,240 of 256) at the same ratio of samples to new positions (about 2), and its
-    replay memory holds the last ~19 iterations (~20% of the run, as ``agent``'s does).
-    Sized to one session of a lent accelerator: 8.3 minutes on one H100 (2026-11-27, a
-    median 3.7 s an iteration, 3.2 of self-play and 0.32 of learning, and two
-    evaluations of about a minute or two). Its agent wins 92.0% of 200 games against
-    ``minimax:3`` and 80.5% against ``minimax:4``, where ``agent``'s won 84.0% and 65.5%,
-    but ``greedy:flips`` wipes it out in 23 of 200 (docs: results, Othello 8x8)."""
+    """The recipe of the shipped 8x8 agent, ``make agent GAME=othello RECIPE=long_gpu``: the
+    ``agent`` recipe's search and targets with a network of 64 channels x 4 blocks (310,600
+    parameters, 4.6x) over 80 iterations of 512 games at once and 128 updates each. Against
+    ``agent`` it plays about 1.8x the positions and takes 1.8x the updates (10,240 of 256)
+    at the same ratio of samples to new positions (about 2), and its replay memory holds the
+    last ~19 iterations (~20% of the run, as ``agent``'s does). Sized to one session of a
+    lent accelerator: 8.3 minutes on one H100 (2026-11-27, a median 3.7 s an iteration, 3.2
+    of self-play and 0.32 of learning, and two evaluations of about a minute or two); on 2
+    Intel cores 433 s an iteration, about 9.6 hours. Its agent wins 92.0% of 200 games
+    against ``minimax:3`` and 80.5% against ``minimax:4``, where ``agent``'s won 84.0% and
+    65.5%, but ``greedy:flips`` wipes it out in 23 of 200 (docs: results, Othello 8x8)."""
     agent(config)
     config.num_iterations = 80
     config.network.update(channels=64, blocks=4, value_hidden=64)

@@ -4,7 +4,6 @@ with the package (``az:pretrained``)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import jax
@@ -90,11 +89,9 @@ def restore_az(
     and ``variables`` also give the network's value head)."""
     if path == pretrained.SPEC_NAME:
         run = pretrained.load(game)
-    elif os.path.isfile(os.path.join(path, pretrained.AGENT_FILE)):
-        run = pretrained.load_folder(path)
     else:
         try:
-            run = runs.restore_network(*runs.split_checkpoint_path(path))
+            run = pretrained.restore(path)
         except FileNotFoundError as error:
             raise ValueError(
                 f"Agent spec az:{path}: expected a training run directory, one of its "
@@ -117,11 +114,13 @@ def restore_az(
 
 
 def parse_az(spec: str) -> tuple[str, int | None]:
-    """``(path, simulations)`` of an ``az:<run dir or checkpoint>[:<sims>]`` spec
+    """``(path, simulations)`` of an ``az:<run, checkpoint or agent folder>[:<sims>]`` spec
     (simulations None: the run's own)."""
     kind, _, argument = spec.strip().partition(":")
     if kind != "az" or not argument:
-        raise ValueError(f"Agent spec {spec!r}: expected az:<run dir or checkpoint>[:<sims>].")
+        raise ValueError(
+            f"Agent spec {spec!r}: expected az:<run, checkpoint or agent folder>[:<sims>]."
+        )
     path, _, simulations = argument.rpartition(":")
     if path and is_count(simulations):
         return path, int(simulations)
@@ -139,8 +138,9 @@ KINDS = (
         "az",
         "az:<run>[:<simulations>]",
         "AlphaZero (a training run)",
-        "a trained run (its directory or `<run>/checkpoints/<iteration>`) with a noise-free "
-        "search of the run's own simulations unless given; `0` plays the raw policy",
+        "a trained run (its directory or `<run>/checkpoints/<iteration>`), or an exported "
+        "agent's folder, with a noise-free search of the run's own simulations unless given; "
+        "`0` plays the raw policy",
         _parse_az,
     ),
     registry.AgentKind(

@@ -99,7 +99,7 @@ def load(game: Game, folder: pathlib.Path | None = None) -> runs.RestoredNetwork
             f"{', '.join(available(folder)) or 'none'}. Train one and export it with "
             "python -m experiments.export_agent."
         )
-    return _read(path, game)
+    return _read(path, game, _described(path))
 
 
 def load_folder(path: str | os.PathLike) -> runs.RestoredNetwork:
@@ -114,7 +114,21 @@ def load_folder(path: str | os.PathLike) -> runs.RestoredNetwork:
     if not (path / AGENT_FILE).is_file():
         raise FileNotFoundError(f"{path}: expected an exported agent's folder, with {AGENT_FILE}")
     described = _described(path)
-    return _read(path, games.make(described["game"], **described["settings"]))
+    return _read(path, games.make(described["game"], **described["settings"]), described)
+
+
+def restore(path: str) -> runs.RestoredNetwork:
+    """The network at ``path``: an exported agent's folder (``load_folder``), a training run
+    directory, or one of its checkpoints, ``<run>/checkpoints/<iteration>``
+    (``runs.restore_network``).
+
+    Raises:
+      FileNotFoundError: none of these is at ``path``.
+      ValueError: it is there but cannot be read.
+    """
+    if (pathlib.Path(path) / AGENT_FILE).is_file():
+        return load_folder(path)
+    return runs.restore_network(*runs.split_checkpoint_path(path))
 
 
 def _described(path: pathlib.Path) -> dict:
@@ -132,8 +146,7 @@ def _described(path: pathlib.Path) -> dict:
     return described
 
 
-def _read(path: pathlib.Path, game: Game) -> runs.RestoredNetwork:
-    described = _described(path)
+def _read(path: pathlib.Path, game: Game, described: dict) -> runs.RestoredNetwork:
     config = ml_collections.ConfigDict(described["config"])
     made = {}
 

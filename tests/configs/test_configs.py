@@ -105,6 +105,15 @@ def test_presets__every_preset_of_every_game_is_valid(game):
             validate_config(config, num_devices=8 if preset == "default" else 1)
 
 
+def _changed(a: ml_collections.ConfigDict, b: ml_collections.ConfigDict) -> set[str]:
+    """The settings (``settings.leaves()``'s dotted keys) whose values differ."""
+
+    def value(config, key):
+        return functools.reduce(getattr, key.split("."), config)
+
+    return {key for key, _ in settings.leaves() if value(a, key) != value(b, key)}
+
+
 def test_connect_four_long_gpu__does_the_long_recipes_work_in_wider_iterations():
     """The card's claim, counted: 125 x 512 games = 1,000 x 64, 125 x 128 updates =
     1,000 x 16 (so the same cosine schedule, which runs by update), and every other
@@ -117,11 +126,7 @@ def test_connect_four_long_gpu__does_the_long_recipes_work_in_wider_iterations()
     assert long.num_iterations * long.learner.updates_per_iteration == 16_000
     differing = {"num_iterations", "selfplay.batch_size", "learner.updates_per_iteration"}
     differing.add("evaluation.every")  # every 25 of 125 where long has every 50 of 1,000
-
-    def value(config, key):
-        return functools.reduce(getattr, key.split("."), config)
-
-    changed = {key for key, _ in settings.leaves() if value(long, key) != value(wide, key)}
+    changed = _changed(long, wide)
     assert changed == differing, sorted(changed ^ differing)
 
 
@@ -140,9 +145,5 @@ def test_othello_long_gpu__is_the_agent_recipe_with_a_larger_network_over_more_g
     differing = {"num_iterations", "selfplay.batch_size", "learner.updates_per_iteration"}
     differing |= {"network.channels", "network.blocks", "network.value_hidden"}
     differing |= {"replay.capacity", "evaluation.every", "evaluation.opponents"}
-
-    def value(config, key):
-        return functools.reduce(getattr, key.split("."), config)
-
-    changed = {key for key, _ in settings.leaves() if value(small, key) != value(large, key)}
+    changed = _changed(small, large)
     assert changed == differing, sorted(changed ^ differing)

@@ -12,11 +12,13 @@ flags.disclaim_key_flags()  # the flags defined below belong to the module that 
 
 
 def define_workdir() -> flags.FlagHolder[str]:
-    """``--workdir``: the run directory, or an exported agent's folder (required)."""
+    """``--workdir``: the run, one of its checkpoints, or an exported agent's folder
+    (required)."""
     return flags.DEFINE_string(
         "workdir",
         None,
-        "Run directory, or the folder of an exported agent (its agent.json), e.g. "
+        "Run directory, one of its checkpoints (<run>/checkpoints/<iteration>), or the "
+        "folder of an exported agent (its agent.json), e.g. "
         "alphazero_jax/data/agents/othello-size8-legal_plane1.",
         required=True,
     )
@@ -35,19 +37,13 @@ def define_games() -> flags.FlagHolder[int]:
 
 
 def restore(workdir: str, game: str | None = None):
-    """``runs.restore_network(workdir)``, or ``pretrained.load_folder(workdir)`` where it
-    holds an exported agent; ends the program in one line if the run cannot be
-    read, or is not of ``game`` (a name, or any game for None)."""
-    import os
-
-    from alphazero_jax import runs
+    """``pretrained.restore(workdir)``: a run, one of its checkpoints or an exported agent's
+    folder; ends the program in one line if it cannot be read, or is not of ``game`` (a
+    name, or any game for None)."""
     from alphazero_jax.agents import pretrained
 
     try:
-        if os.path.isfile(os.path.join(workdir, pretrained.AGENT_FILE)):
-            run = pretrained.load_folder(workdir)
-        else:
-            run = runs.restore_network(workdir)
+        run = pretrained.restore(workdir)
     except (FileNotFoundError, ValueError) as error:
         cli.fail(error)
     if game is not None and run.game.name != game:

@@ -47,12 +47,12 @@ def default(config: ml_collections.ConfigDict) -> None:
 
 
 def cpu(config: ml_collections.ConfigDict) -> None:
-    """About an hour on a 2-core AMD EPYC, about two on a 2-core Intel Xeon."""
+    """About an hour on a 2-core AMD EPYC, 70 minutes to two hours on a 2-core Intel Xeon."""
     _common(config)
     # 5.3-6.0 s an iteration on 2 idle AMD cores (16 updates: 0.6 s of it) and ~40 s an
     # evaluation every 20 iterations: about an hour (docs: results, settings compared).
-    # On 2 Intel cores 10.5 s and ~46 s: about 100 minutes (a fresh clone's run, partly
-    # beside other work, took 115 by its clock on 2026-11-26).
+    # On 2 idle Intel cores a median 7.1 s and ~32 s: 71 minutes (2026-11-27); 115 by
+    # its clock on 2026-11-26, partly beside other work.
     config.num_iterations = 480
     config.network.update(channels=32, blocks=3, value_hidden=32)
     # Playout-cap randomisation (Wu, 2019): 1 move in 4 searched with 64 simulations and
@@ -72,7 +72,10 @@ def cpu(config: ml_collections.ConfigDict) -> None:
         fast_simulations=16,
         root_value_weight=0.5,
     )
-    config.replay.capacity = 60_000
+    # The last ~130 iterations' positions (~1,150 kept an iteration). Over the whole
+    # schedule, one seed: 9.7% of Middle-Medium at iteration 480 against 60,000's 12.4%,
+    # and at most 9.8% at every checkpoint from the 21st minute (docs: ablations).
+    config.replay.capacity = 150_000
     config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
     # random, greedy, minimax:2; mistake rates on 100 of End-Easy, Middle-Medium, Random-Play
     config.evaluation.update(every=20, games=64, perfect_play_positions=100)
@@ -80,15 +83,13 @@ def cpu(config: ml_collections.ConfigDict) -> None:
 
 def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the agent shipped before ``long_gpu``'s, ``make agent
-    GAME=connect_four``: the ``cpu`` preset's network and search for 700 iterations, with a
-    replay memory that holds the last ~110 iterations' positions and an evaluation every
-    100. It fits one working session of the 2-core development machine: 95 minutes on 2
-    nearly idle cores (median 7.2 s an iteration, 7 evaluations of ~30 s; measured
-    2026-11-26). On one H100 an iteration takes 1.22 s (700 in about 14 minutes;
-    evaluations not timed there)."""
+    GAME=connect_four``: the ``cpu`` preset (its network, search and replay memory) for 700
+    iterations, with an evaluation every 100. It fits one working session of the 2-core
+    development machine: 95 minutes on 2 nearly idle cores (median 7.2 s an iteration, 7
+    evaluations of ~30 s; measured 2026-11-26). On one H100 an iteration takes 1.22 s
+    (700 in about 14 minutes; evaluations not timed there)."""
     cpu(config)
     config.num_iterations = 700
-    config.replay.capacity = 150_000
     config.evaluation.update(every=100, perfect_play_positions=200)
 
 

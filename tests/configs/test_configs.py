@@ -114,6 +114,19 @@ def _changed(a: ml_collections.ConfigDict, b: ml_collections.ConfigDict) -> set[
     return {key for key, _ in settings.leaves() if value(a, key) != value(b, key)}
 
 
+def test_connect_four_agent__is_the_cpu_preset_for_more_iterations():
+    """The docstring's claim: the ``agent`` recipe is the ``cpu`` preset (network, search,
+    targets and the 150,000-position replay memory of ``make train``) for 700 iterations,
+    evaluated less often; so a change to ``make train``'s training reaches the recipe."""
+    cpu = configs.get_config("connect_four", "cpu")
+    agent = configs.get_config("connect_four", "agent")
+    assert (cpu.num_iterations, agent.num_iterations) == (480, 700)
+    assert cpu.replay.capacity == agent.replay.capacity == 150_000
+    differing = {"num_iterations", "evaluation.every", "evaluation.perfect_play_positions"}
+    changed = _changed(cpu, agent)
+    assert changed == differing, sorted(changed ^ differing)
+
+
 def test_connect_four_long_gpu__does_the_long_recipes_work_in_wider_iterations():
     """The card's claim, counted: 125 x 512 games = 1,000 x 64, 125 x 128 updates =
     1,000 x 16 (so the same cosine schedule, which runs by update), and every other

@@ -47,12 +47,12 @@ def default(config: ml_collections.ConfigDict) -> None:
 
 
 def cpu(config: ml_collections.ConfigDict) -> None:
-    """About an hour on a 2-core AMD EPYC, 70 minutes to two hours on a 2-core Intel Xeon."""
+    """About an hour on a 2-core AMD EPYC, 63 minutes to two hours on a 2-core Intel Xeon."""
     _common(config)
     # 5.3-6.0 s an iteration on 2 idle AMD cores (16 updates: 0.6 s of it) and ~40 s an
     # evaluation every 20 iterations: about an hour (docs: results, settings compared).
-    # On 2 idle Intel cores a median 7.1 s and ~32 s: 71 minutes (2026-11-27); 115 by
-    # its clock on 2026-11-26, partly beside other work.
+    # On 2 idle Intel cores a median 6.3-7.1 s and ~30 s: 63-71 minutes (2026-11-27); 115
+    # by its clock on 2026-11-26, partly beside other work.
     config.num_iterations = 480
     config.network.update(channels=32, blocks=3, value_hidden=32)
     # Playout-cap randomisation (Wu, 2019): 1 move in 4 searched with 64 simulations and

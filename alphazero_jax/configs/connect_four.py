@@ -73,8 +73,9 @@ def cpu(config: ml_collections.ConfigDict) -> None:
         root_value_weight=0.5,
     )
     # The last ~130 iterations' positions (~1,150 kept an iteration). Over the whole
-    # schedule, one seed: 9.7% of Middle-Medium at iteration 480 against 60,000's 12.4%,
-    # and at most 9.8% at every checkpoint from the 21st minute (docs: ablations).
+    # schedule: 9.7% of Middle-Medium at iteration 480 against 60,000's 12.4% (seed 0), and
+    # 9.6% on a second seed of this memory; 8.5-10.5% at every checkpoint of either from
+    # about iteration 140 on (docs: ablations).
     config.replay.capacity = 150_000
     config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
     # random, greedy, minimax:2; mistake rates on 100 of End-Easy, Middle-Medium, Random-Play

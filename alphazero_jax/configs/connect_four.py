@@ -74,8 +74,8 @@ def cpu(config: ml_collections.ConfigDict) -> None:
     )
     # The last ~130 iterations' positions (~1,150 kept an iteration). Over the whole
     # schedule: 9.7% of Middle-Medium at iteration 480 against 60,000's 12.4% (seed 0), and
-    # 9.6% on a second seed of this memory; 8.5-10.5% at every checkpoint of either from
-    # about iteration 140 on (docs: ablations).
+    # 9.6% against 10.9% on seed 1; 8.5-10.5% at every checkpoint of either seed from about
+    # iteration 140 on, and 60,000 10.7-12.7% at every one judged from 178 (docs: ablations).
     config.replay.capacity = 150_000
     config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
     # random, greedy, minimax:2; mistake rates on 100 of End-Easy, Middle-Medium, Random-Play

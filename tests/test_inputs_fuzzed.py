@@ -383,7 +383,8 @@ def _built(config: ml_collections.ConfigDict) -> None:
     jax.random.key(config.seed)
     schedule = train._make_schedule(config)
     learner.make_optimizer(schedule, name=config.learner.optimizer)
-    search_fn = search.make_search(game, lambda *args: None, **config.search)
+    settings = search.search_settings(config.search, play=False)
+    search_fn = search.make_search(game, lambda *args: None, **settings)
     selfplay.make_selfplay(
         game,
         search_fn,

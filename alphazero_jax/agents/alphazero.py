@@ -30,8 +30,8 @@ def make_network_analysis_fn(
     Args:
       game: the game the network plays.
       apply_fn: ``networks.make_network``'s apply function.
-      search_settings: ``search.make_search`` keyword arguments (a run's
-        ``config.search``); the root noise is switched off.
+      search_settings: a run's ``config.search``; the root noise is switched off and
+        ``play_c_puct``, when set, is the search's ``c_puct`` (``search.search_settings``).
       num_simulations: simulations per move, or 0 for the raw policy.
     """
     if num_simulations == 0:
@@ -43,8 +43,8 @@ def make_network_analysis_fn(
             return Analysis(search.uniform_choice(key, best), output.value, jax.nn.softmax(logits))
 
         return raw_policy
-    settings = dict(search_settings)
-    settings.update(dirichlet_fraction=0.0, gumbel_scale=0.0, num_simulations=num_simulations)
+    settings = search.search_settings(search_settings, play=True)
+    settings["num_simulations"] = num_simulations
     search_fn = search.make_search(game, apply_fn, **settings)
 
     def searched(variables: dict, key: PRNGKey, states: State) -> Analysis:

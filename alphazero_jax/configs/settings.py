@@ -139,6 +139,13 @@ SETTINGS: dict[str, Any] = {
         "dirichlet_fraction": S(0.25, _FRACTION, "PUCT: the root noise's share of the prior."),
         "c_puct": S(1.25, _POSITIVE_FLOAT, "PUCT: the exploration constant c_1."),
         "c_puct_base": S(19652.0, _POSITIVE_FLOAT, "PUCT: the constant c_2 of c's growth."),
+        "play_c_puct": S(
+            0.0,
+            _NON_NEGATIVE_FLOAT,
+            "PUCT: c_1 when the network plays to win (agents, evaluations) rather than "
+            "self-plays; 0: c_puct. Self-play explores, so play may want less.",
+            added_later=True,
+        ),
         "max_num_considered_actions": S(16, _POSITIVE, "Gumbel: root actions sampled."),
         "gumbel_scale": S(1.0, _NON_NEGATIVE_FLOAT, "Gumbel: the scale of the Gumbel noise."),
         "discount": S(

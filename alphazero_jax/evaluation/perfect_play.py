@@ -20,6 +20,7 @@ how many).
 
 from __future__ import annotations
 
+import math
 import pathlib
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -34,7 +35,7 @@ from alphazero_jax.solvers import benchmark_sets, pons
 from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
 
 ROWS, COLS = 6, 7
-_OUTCOMES = {"W": 1, "D": 0, "L": -1, ".": -2}  # -2: a full column, never a legal move
+OUTCOMES = {"W": 1, "D": 0, "L": -1, ".": -2}  # -2: a full column, never a legal move
 _WORDS = {1: "win", 0: "draw", -1: "loss"}
 
 
@@ -66,6 +67,19 @@ class Labels(NamedTuple):
         return self.outcomes > -2
 
     @property
+    def mistake_possible(self) -> np.ndarray:
+        """bool[N]: whether some legal move of a position is worse than its best: a won
+        position with a move that does not win, or a drawn one with a losing move."""
+        worse = self.legal & (self.outcomes < self.best[:, None])
+        return worse.any(axis=1)
+
+    def where(self, keep: np.ndarray) -> Labels:
+        """The positions where ``keep`` (bool[N]) is set, in order."""
+        keep = np.asarray(keep, bool)
+        moves = tuple(m for m, k in zip(self.moves, keep) if k)
+        return Labels(self.set_name, moves, self.scores[keep], self.outcomes[keep])
+
+    @property
     def best(self) -> np.ndarray:
         """int8[N]: the outcome under perfect play, the sign of ``scores``."""
         return self.outcomes.max(axis=1)
@@ -94,13 +108,13 @@ def parse_labels(set_name: str, positions: Sequence[pons.Position], lines: Seque
     for number, line in enumerate(lines):
         fields = line.split()
         where = f"{set_name}.labels:{number + 1}"
-        if len(fields) != 2 or len(fields[1]) != COLS or set(fields[1]) - set(_OUTCOMES):
+        if len(fields) != 2 or len(fields[1]) != COLS or set(fields[1]) - set(OUTCOMES):
             raise ValueError(
                 f"{where}: expected '<moves> <{COLS} characters from WDL.>', got {line!r}."
             )
         if fields[0] not in set_scores:
             raise ValueError(f"{where}: the position {fields[0]} is not in {set_name}.")
-        outcomes[number] = [_OUTCOMES[char] for char in fields[1]]
+        outcomes[number] = [OUTCOMES[char] for char in fields[1]]
         best, expected = outcomes[number].max(), np.sign(set_scores[fields[0]])
         if best != expected:
             raise ValueError(
@@ -134,6 +148,16 @@ def mistakes(labels: Labels, actions: np.ndarray) -> np.ndarray:
     in_range = (actions >= 0) & (actions < COLS)
     chosen = labels.outcomes[np.arange(len(actions)), np.clip(actions, 0, COLS - 1)]
     return ~in_range | (chosen < labels.best)
+
+
+def mcnemar_p(fixed: int, broke: int) -> float:
+    """The two-sided exact (McNemar) p-value of two agents judged on the same positions,
+    where the second fixed ``fixed`` of the first's mistakes and made ``broke`` new ones:
+    under no difference each such position goes either way with probability 1/2."""
+    n, low = fixed + broke, min(fixed, broke)
+    if n == 0:
+        return 1.0
+    return min(1.0, 2 * sum(math.comb(n, k) for k in range(low + 1)) / 2**n)
 
 
 def value_correct(labels: Labels, values: np.ndarray) -> np.ndarray:
@@ -211,6 +235,24 @@ def _batched(fn: Callable[[State, int], Array], states: State, batch_size: int) 
     return np.concatenate(outputs)
 
 
+def agent_moves(
+    act_fn: Callable[[dict, PRNGKey, State], Array],
+    params: dict,
+    states: State,
+    *,
+    key: PRNGKey,
+    batch_size: int = 250,
+) -> np.ndarray:
+    """int[N]: an agent's move in each of ``states`` (``states_of``), ``batch_size`` at a
+    time; the batch that starts at position ``i`` draws on ``fold_in(key, i)``. Jit
+    ``act_fn`` first (``benchmark`` does), so that it compiles once."""
+
+    def move(batch: State, start: int) -> Array:
+        return act_fn(params, jax.random.fold_in(key, start), batch)
+
+    return _batched(move, states, batch_size)
+
+
 def make_value_fn(game: Game, apply_fn: Callable) -> Callable[[dict, State], Array]:
     """A jitted ``(variables, states) -> float[B]``: a network's value for the side to
     move. It compiles once per batch size; a caller that judges again holds it."""
@@ -251,11 +293,7 @@ def benchmark(
     for number, set_labels in enumerate(labels):
         states = states_of(game, set_labels)
         set_key = jax.random.fold_in(key, number)
-
-        def move(batch: State, start: int, set_key=set_key) -> Array:
-            return act(agent.params, jax.random.fold_in(set_key, start), batch)
-
-        actions = _batched(move, states, batch_size)
+        actions = agent_moves(act, agent.params, states, key=set_key, batch_size=batch_size)
         wrong = int(mistakes(set_labels, actions).sum())
         right = None
         if value_fn is not None:

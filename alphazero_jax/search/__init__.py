@@ -1,7 +1,8 @@
 """Every search algorithm of the library, each a factory of pure functions; the caller jits.
 
 - ``mctx_search``: the mctx adapter, a game plus a network become a batched PUCT or Gumbel
-  tree search (``make_search``), and its memory bound (``tree_bytes``,
+  tree search (``make_search``, its arguments from a run's config by
+  ``search_settings``), and its memory bound (``tree_bytes``,
   ``check_simulations``);
 - ``alphabeta``: depth-limited alpha-beta (negamax) on the game's heuristic;
 - ``rollout_mcts``: UCT with uniform priors and random-playout values, no network;
@@ -26,6 +27,7 @@ from alphazero_jax.search.mctx_search import (
     mask_logits,
     qtransform_alphazero,
     root_value,
+    search_settings,
     tree_bytes,
 )
 
@@ -40,6 +42,7 @@ __all__ = [
     "mask_logits",
     "qtransform_alphazero",
     "root_value",
+    "search_settings",
     "tree_bytes",
     "uniform_choice",
 ]

@@ -25,7 +25,7 @@ The mctx embedding is the batched game State. Conventions (docs/design.md, "Sear
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import jax
 import jax.numpy as jnp
@@ -132,6 +132,23 @@ def check_simulations(
         bytes_per_unit=node,
         fixed=node,  # the root
     )
+
+
+def search_settings(config_search: Mapping, *, play: bool) -> dict:
+    """``make_search``'s keyword arguments from a run's ``config.search``.
+
+    For self-play (``play=False``) they are the config's as written. To play
+    (``play=True``: agents, evaluations) the root noise is off and ``play_c_puct``, when
+    above 0, replaces ``c_puct``: self-play explores to learn, play exploits what was
+    learnt. ``play_c_puct`` is no argument of ``make_search`` either way.
+    """
+    settings = dict(config_search)
+    play_c_puct = settings.pop("play_c_puct", 0.0)
+    if play:
+        settings.update(dirichlet_fraction=0.0, gumbel_scale=0.0)
+        if play_c_puct:
+            settings["c_puct"] = play_c_puct
+    return settings
 
 
 def make_search(

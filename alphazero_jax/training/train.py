@@ -76,10 +76,11 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
         apply_fn = networks.make_inference_apply_fn(
             game, compute_dtype=config.selfplay.inference_dtype, **config.network
         )
-    search_fn = search.make_search(game, apply_fn, **config.search)
+    settings = search.search_settings(config.search, play=False)
+    search_fn = search.make_search(game, apply_fn, **settings)
     fast_search_fn = None
     if config.selfplay.full_search_probability < 1:
-        settings = dict(config.search, num_simulations=config.selfplay.fast_simulations)
+        settings["num_simulations"] = config.selfplay.fast_simulations
         fast_search_fn = search.make_search(game, apply_fn, **settings)
     play = selfplay.make_selfplay(
         game,

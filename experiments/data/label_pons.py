@@ -27,13 +27,14 @@ them, labelling the positions between them, then continued.
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
 import pathlib
 import time
 from collections.abc import Callable, Sequence
 
 from absl import app, flags
+
+from experiments.data import positions
+from experiments.data.positions import append_lines, label  # also label_pons' own names
 
 _SETS = flags.DEFINE_list("sets", None, "Sets to label (default: all of benchmark_sets.SETS).")
 _LIMIT_HARD = flags.DEFINE_integer("limit_hard", 1000, "Positions of Test_L1_R3 to label.")
@@ -41,14 +42,6 @@ _CHECK = flags.DEFINE_bool("check", False, "Recompute the existing labels and co
 _JOBS = flags.DEFINE_integer("jobs", 1, "Processes that label positions (lines stay in order).")
 
 _HARD = "Test_L1_R3"
-_CHARS = {1: "W", 0: "D", -1: "L", None: "."}
-
-
-def label(moves: str) -> str:
-    """The label string of one 6x7 position, e.g. "LLDWDL." (see the module doc)."""
-    from alphazero_jax.solvers import connect_four
-
-    return "".join(_CHARS[s] for s in connect_four.move_scores(moves, weak=True))
 
 
 def _selected(set_name: str) -> list[str]:
@@ -57,63 +50,6 @@ def _selected(set_name: str) -> list[str]:
 
     moves = [p.moves for p in benchmark_sets.load(set_name)]
     return moves[: _LIMIT_HARD.value] if set_name == _HARD else moves
-
-
-def _existing(path: pathlib.Path) -> list[str]:
-    """The complete lines already written (a line cut short by an interruption is dropped)."""
-    if not path.exists():
-        return []
-    return path.read_text().split("\n")[:-1]  # after the last newline: empty or incomplete
-
-
-def append_lines(
-    path: pathlib.Path,
-    keys: Sequence[str],
-    line_fn: Callable[[str], str],
-    *,
-    name: str,
-    jobs: int = 1,
-) -> None:
-    """Writes ``<key> <line_fn(key)>`` for each key, one flushed line at a time, resuming.
-
-    The lines already in ``path`` must start with a prefix of ``keys`` (a last line cut
-    short by an interruption is dropped); only the missing lines are computed, so an
-    interrupted run picks up where it stopped. Prints progress every 50 lines and the time.
-
-    Args:
-      path: the file to write.
-      keys: the first field of each line, in order (move strings).
-      line_fn: the rest of a line from its key, e.g. ``label``.
-      name: what the progress lines call the file.
-      jobs: processes computing ``line_fn`` (a module-level function, then) ahead of the
-        line being written; the lines are written in order all the same.
-
-    Raises:
-      ValueError: ``path`` holds lines that are not those of a prefix of ``keys``.
-    """
-    done = _existing(path)
-    if [line.split()[0] for line in done] != list(keys[: len(done)]):
-        raise ValueError(
-            f"{path} holds {len(done)} lines that are not those of the first {len(done)} "
-            f"positions to write; expected a prefix of them (delete the file to start again)."
-        )
-    path.write_text("".join(line + "\n" for line in done))  # drops an incomplete line
-    start = time.perf_counter()
-    pending = keys[len(done) :]
-    with contextlib.ExitStack() as stack:
-        lines = map(line_fn, pending)
-        if jobs > 1 and len(pending) > 1:
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs))
-            lines = pool.imap(line_fn, pending)
-        out = stack.enter_context(path.open("a"))
-        for number, line in enumerate(lines, start=len(done)):
-            out.write(f"{keys[number]} {line}\n")
-            out.flush()
-            if (number + 1) % 50 == 0:
-                seconds = time.perf_counter() - start
-                print(f"{name}: {number + 1}/{len(keys)}, {seconds:.0f} s", flush=True)
-    seconds = time.perf_counter() - start
-    print(f"{name}: {len(keys) - len(done)} lines written in {seconds:.1f} s", flush=True)
 
 
 def reorder(
@@ -126,7 +62,7 @@ def reorder(
     computing the others with ``line_fn``; lines of keys not in ``keys`` are dropped. The
     file is replaced in one step, so an interruption leaves the old one.
     """
-    lines = _existing(path)
+    lines = positions.existing(path)
     known = dict(line.split(" ", 1) for line in lines)
     if [line.split()[0] for line in lines] == list(keys[: len(lines)]):
         return
@@ -157,7 +93,7 @@ def check_labels(set_name: str) -> bool:
     stored = perfect_play.load_labels(set_name)  # also checks the best move against the score
     start = time.perf_counter()
     computed = [label(moves) for moves in stored.moves]
-    expected = ["".join(_CHARS.get(int(o), ".") for o in row) for row in stored.outcomes]
+    expected = ["".join(positions.CHARS.get(int(o), ".") for o in row) for row in stored.outcomes]
     wrong = [n for n, (a, b) in enumerate(zip(computed, expected)) if a != b]
     seconds = time.perf_counter() - start
     print(

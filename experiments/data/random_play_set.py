@@ -29,79 +29,13 @@ shipped files).
 
 from __future__ import annotations
 
-import numpy as np
 from absl import app, flags
 
 from experiments.data import label_pons  # also defines --check
+from experiments.data.positions import MAX_PLIES, MIN_PLIES, random_positions  # the rule
 
 SEED = 0
 NUM_POSITIONS = 1000
-MIN_PLIES, MAX_PLIES = 10, 30
-ROWS, COLS = 6, 7
-
-
-def _makes_four(grid: list[list[int]], row: int, col: int) -> bool:
-    """Whether the stone at (row, col) of ``grid`` (rows from the bottom) is in a four."""
-    player = grid[row][col]
-    for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        count = 1
-        for sign in (1, -1):
-            r, c = row + sign * d_row, col + sign * d_col
-            while 0 <= r < ROWS and 0 <= c < COLS and grid[r][c] == player:
-                count, r, c = count + 1, r + sign * d_row, c + sign * d_col
-        if count >= 4:
-            return True
-    return False
-
-
-def _random_game(rng: np.random.Generator, num_plies: int) -> tuple[str, tuple] | None:
-    """(moves, board) after ``num_plies`` uniformly random moves, or None when the game
-    ends on the way or the side to move can then win at once."""
-    grid = [[0] * COLS for _ in range(ROWS)]
-    heights = [0] * COLS
-    moves = ""
-    for ply in range(num_plies):
-        legal = [c for c in range(COLS) if heights[c] < ROWS]
-        col = legal[int(rng.integers(len(legal)))]
-        grid[heights[col]][col] = 1 + ply % 2
-        heights[col] += 1
-        moves += str(col + 1)
-        if _makes_four(grid, heights[col] - 1, col):
-            return None
-    for col in range(COLS):  # the side to move may not win at once
-        if heights[col] < ROWS:
-            grid[heights[col]][col] = 1 + num_plies % 2
-            wins = _makes_four(grid, heights[col], col)
-            grid[heights[col]][col] = 0
-            if wins:
-                return None
-    return moves, tuple(map(tuple, grid))
-
-
-def random_positions(*, seed: int, count: int, min_plies: int, max_plies: int) -> list[str]:
-    """The move strings of ``count`` distinct positions drawn by the rule of the module doc.
-
-    Args:
-      seed: the seed of ``numpy.random.default_rng``.
-      count: positions to keep.
-      min_plies: the fewest plies played (at least 0).
-      max_plies: the most plies played (at most 41 on 6x7).
-
-    Returns:
-      [count] move strings in Pons' notation (1-based columns), in the order kept.
-    """
-    if not 0 <= min_plies <= max_plies < ROWS * COLS:
-        raise ValueError(
-            f"Expected 0 <= min_plies <= max_plies < {ROWS * COLS}, got {min_plies}, {max_plies}."
-        )
-    rng = np.random.default_rng(seed)
-    positions, boards = [], set()
-    while len(positions) < count:
-        drawn = _random_game(rng, int(rng.integers(min_plies, max_plies + 1)))
-        if drawn is not None and drawn[1] not in boards:
-            positions.append(drawn[0])
-            boards.add(drawn[1])
-    return positions
 
 
 def _score(moves: str) -> str:

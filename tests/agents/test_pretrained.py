@@ -5,6 +5,7 @@ import os
 import shutil
 
 import jax
+import ml_collections
 import numpy as np
 import pytest
 
@@ -134,3 +135,26 @@ def test_load__every_shipped_agent_loads_with_the_shapes_of_its_network():
         described = json.loads((pretrained.directory() / key / "agent.json").read_text())
         game = games.make(described["game"], **described["settings"])
         assert pretrained.load(game).game is game, key
+
+
+def test_shipped_agents__of_make_agent_play_with_their_recipes_settings():
+    """An agent that ``make agent GAME=g [RECIPE=r]`` trained carries the game, network and
+    search of the preset ``g:r`` (``agent`` unless named), keys added since included: what
+    the command would make now is what ships, play-time settings too."""
+    from alphazero_jax.configs import settings
+
+    checked = []
+    for key in pretrained.available():
+        described = json.loads((pretrained.directory() / key / "agent.json").read_text())
+        command = described["trained"]["command"].split()
+        if command[:2] != ["make", "agent"]:
+            continue
+        words = dict(word.split("=", 1) for word in command[2:])
+        preset = configs.get_config(words["GAME"], words.get("RECIPE", "agent"))
+        shipped = settings.complete(ml_collections.ConfigDict(described["config"]))
+        for section in ("network", "search"):
+            assert shipped[section].to_dict() == preset[section].to_dict(), (key, section)
+        assert shipped.game.name == preset.game.name, key
+        assert dict(shipped.game.settings) == dict(preset.game.settings), key
+        checked.append(key)
+    assert len(checked) >= 3, checked  # Connect Four 6x7, Othello 8x8 and Quoridor 9x9

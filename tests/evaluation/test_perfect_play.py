@@ -38,6 +38,10 @@ def test_parse_labels__packs_outcomes_and_best_moves():
     assert labels.best.tolist() == [1, 0, -1]
     assert labels.legal[0].tolist() == [True, True, True, False, True, True, True]
     assert labels.take(2).moves == ("1", "2")
+    # Position 1 can be lost by a draw, 2 by a loss; in 3 every move loses alike.
+    assert labels.mistake_possible.tolist() == [True, True, False]
+    kept = labels.where(labels.mistake_possible)
+    assert kept.moves == ("1", "2") and kept.outcomes.tolist() == labels.outcomes[:2].tolist()
 
 
 def test_mistakes__counted_by_hand():
@@ -328,3 +332,77 @@ def test_label_pons__check_recomputes_a_shipped_set():
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Test_L3_R1: 1000/1000 labels agree" in done.stdout
+
+
+def test_mcnemar_p__by_hand():
+    assert perfect_play.mcnemar_p(0, 0) == 1.0
+    assert perfect_play.mcnemar_p(6, 0) == perfect_play.mcnemar_p(0, 6) == 2 / 64
+    # 5 against 1: 2 x (1 + 6) / 64.
+    assert perfect_play.mcnemar_p(5, 1) == 14 / 64
+    assert perfect_play.mcnemar_p(2, 2) == 1.0  # 2 x 11/16, capped
+
+
+def test_validation_labels__new_positions_labelled_and_resumable(tmp_path):
+    """Drawn by the Random-Play rule with another seed: none in a shipped set, each kept
+    one with a possible mistake, each label the solver's; a second call reuses the file."""
+    from alphazero_jax.solvers import benchmark_sets
+    from experiments.data import positions
+
+    path = tmp_path / "validation_seed5.labels"
+    first = positions.validation_labels(path, seed=5, count=12)
+    written = path.read_text()
+    assert len(written.splitlines()) == 12
+    sets = [p.moves for name in benchmark_sets.SETS for p in benchmark_sets.load(name)]
+    shipped = {positions.board_of(moves) for moves in sets}
+    assert first.moves and not {positions.board_of(moves) for moves in first.moves} & shipped
+    # The same stones by another order are the same board; other stones are not.
+    assert positions.board_of("1122") == positions.board_of("2211") != positions.board_of("1221")
+    assert first.mistake_possible.all()
+    for index, moves in enumerate(first.moves):
+        expected = "".join(positions.CHARS.get(int(o), ".") for o in first.outcomes[index])
+        assert expected == positions.label(moves)
+    again = positions.validation_labels(path, seed=5, count=12)
+    assert again.moves == first.moves and path.read_text() == written
+    with pytest.raises(ValueError, match="seed 0 draws Random-Play"):
+        positions.validation_labels(tmp_path / "x.labels", seed=0, count=1)
+
+
+def _play_settings(*flags):
+    command = [sys.executable, "-m", "experiments.strength.perfect_play.play_settings", *flags]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--agent=minimax:2", "expected az:<run, checkpoint or agent folder>"),
+        ("--vary=c_puckt:1", "--vary: expected <config.search key>:<value>,..., with a key"),
+        ("--vary=play_c_puct:one", "--vary: play_c_puct takes values of type float"),
+        ("--sets=Test_L9", "--sets: unknown ['Test_L9']"),
+        ("--validation_seed=0", "--validation_seed: 0 draws Random-Play itself"),
+    ],
+)
+def test_play_settings__bad_flags_get_one_line_errors(tmp_path, flag, message):
+    done = _play_settings(flag, f"--output={tmp_path}")
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not list(tmp_path.iterdir())
+
+
+@pytest.mark.long
+def test_play_settings__prints_and_writes_the_paired_table(tmp_path):
+    done = _play_settings(
+        "--agent=az:pretrained:4",
+        "--vary=play_c_puct:3",
+        "--validation_positions=20",
+        "--sets=Test_L3_R1",
+        "--positions=10",
+        f"--output={tmp_path}",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "| setting | validation | End-Easy |" in done.stdout
+    own, other = [line for line in done.stdout.splitlines() if line.startswith("| play_c_puct=")]
+    assert " (own) | " in own and other.startswith("| play_c_puct=3.0 | ")
+    assert ", +" in other and " p=" in other and ", +" not in own
+    assert (tmp_path / "play_settings.md").read_text().splitlines()[2] == own
+    assert len((tmp_path / "validation_seed1.labels").read_text().splitlines()) == 20

@@ -237,3 +237,36 @@ def test_search__bad_settings_fail_early():
         search.make_search(game, apply_fn, discount=0)
     with pytest.raises(ValueError, match=r"heuristic_weight must be in \[0, 1\], got 1.5"):
         search.make_search(game, apply_fn, heuristic_weight=1.5)
+
+
+def test_search_settings__self_play_as_written_play_without_noise_and_with_play_c_puct():
+    written = {"c_puct": 2.5, "play_c_puct": 1.0, "dirichlet_fraction": 0.25, "gumbel_scale": 1.0}
+    selfplay = search.search_settings(written, play=False)
+    assert selfplay == {"c_puct": 2.5, "dirichlet_fraction": 0.25, "gumbel_scale": 1.0}
+    play = search.search_settings(written, play=True)
+    assert play == {"c_puct": 1.0, "dirichlet_fraction": 0.0, "gumbel_scale": 0.0}
+    # 0 (the default, and what a config written before the key reads) keeps c_puct.
+    for older in ({**written, "play_c_puct": 0.0}, {"c_puct": 2.5}):
+        assert search.search_settings(older, play=True)["c_puct"] == 2.5
+    assert written["play_c_puct"] == 1.0  # the caller's mapping is left as it was
+
+
+def test_play_c_puct__searches_as_c_puct_would_when_the_network_plays():
+    """An agent whose config says c_puct 4 and play_c_puct 0.25 searches as one whose
+    c_puct is 0.25; the two constants give different visits, so the override is seen."""
+    from alphazero_jax import agents
+
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = _random_network("tic_tac_toe")
+    states = _batch(game, ["", "a1", "a1 b2"])
+
+    def visits(**settings):
+        analyse = agents.make_network_analysis_fn(
+            game, apply_fn, {"policy": "puct", **settings}, num_simulations=24
+        )
+        return np.asarray(jax.jit(analyse)(variables, jax.random.key(0), states).shares)
+
+    played = visits(c_puct=4.0, play_c_puct=0.25)
+    np.testing.assert_array_equal(played, visits(c_puct=0.25))
+    assert not np.array_equal(played, visits(c_puct=4.0))
+    np.testing.assert_array_equal(visits(c_puct=4.0, play_c_puct=0.0), visits(c_puct=4.0))

@@ -139,8 +139,9 @@ KINDS = (
         "az:<run>[:<simulations>]",
         "AlphaZero (a training run)",
         "a trained run (its directory or `<run>/checkpoints/<iteration>`), or an exported "
-        "agent's folder, with a noise-free search of the run's own simulations unless given; "
-        "`0` plays the raw policy",
+        "agent's folder, with a noise-free search of the run's own simulations unless given "
+        "(and its `config.search.play_c_puct`, if set, as PUCT's constant); `0` plays the raw "
+        "policy",
         _parse_az,
     ),
     registry.AgentKind(

@@ -36,6 +36,7 @@ from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
 
 ROWS, COLS = 6, 7
 OUTCOMES = {"W": 1, "D": 0, "L": -1, ".": -2}  # -2: a full column, never a legal move
+_CHARS = {outcome: char for char, outcome in OUTCOMES.items()}
 _WORDS = {1: "win", 0: "draw", -1: "loss"}
 
 
@@ -87,6 +88,12 @@ class Labels(NamedTuple):
     def take(self, count: int) -> Labels:
         """The first ``count`` positions (all of them if there are fewer)."""
         return Labels(self.set_name, self.moves[:count], self.scores[:count], self.outcomes[:count])
+
+
+def label_text(outcomes: Sequence[int]) -> str:
+    """A position's label string, e.g. ``"LLDWDL."``: the character of each column's
+    outcome (``OUTCOMES``; -2, a full column, is ``.``)."""
+    return "".join(_CHARS[int(outcome)] for outcome in outcomes)
 
 
 def labels_path(set_name: str) -> pathlib.Path:

@@ -143,7 +143,7 @@ def search_settings(config_search: Mapping, *, play: bool) -> dict:
     learnt. ``play_c_puct`` is no argument of ``make_search`` either way.
     """
     settings = dict(config_search)
-    play_c_puct = settings.pop("play_c_puct", 0.0)
+    play_c_puct = settings.pop("play_c_puct", default("search.play_c_puct"))
     if play:
         settings.update(dirichlet_fraction=0.0, gumbel_scale=0.0)
         if play_c_puct:

@@ -93,7 +93,7 @@ def check_labels(set_name: str) -> bool:
     stored = perfect_play.load_labels(set_name)  # also checks the best move against the score
     start = time.perf_counter()
     computed = [label(moves) for moves in stored.moves]
-    expected = ["".join(positions.CHARS.get(int(o), ".") for o in row) for row in stored.outcomes]
+    expected = [perfect_play.label_text(row) for row in stored.outcomes]
     wrong = [n for n, (a, b) in enumerate(zip(computed, expected)) if a != b]
     seconds = time.perf_counter() - start
     print(

@@ -20,7 +20,6 @@ import numpy as np
 
 ROWS, COLS = 6, 7
 MIN_PLIES, MAX_PLIES = 10, 30  # Random-Play's plies; the play-settings validation shares them
-CHARS = {1: "W", 0: "D", -1: "L", None: "."}
 
 
 def _makes_four(grid: list[list[int]], row: int, col: int) -> bool:
@@ -92,9 +91,11 @@ def label(moves: str) -> str:
     """The label string of one 6x7 position in Pons' notation, e.g. "LLDWDL.": for each
     column the outcome of playing it for the side to move, ``W``, ``D`` or ``L``, or ``.``
     for a full one (the format of ``label_pons``' module doc)."""
+    from alphazero_jax.evaluation import perfect_play
     from alphazero_jax.solvers import connect_four
 
-    return "".join(CHARS[s] for s in connect_four.move_scores(moves, weak=True))
+    scores = connect_four.move_scores(moves, weak=True)  # None: a full column
+    return perfect_play.label_text([-2 if score is None else score for score in scores])
 
 
 def existing(path: pathlib.Path) -> list[str]:
@@ -181,9 +182,9 @@ def validation_labels(path: pathlib.Path, *, seed: int, count: int):
     path.parent.mkdir(parents=True, exist_ok=True)
     append_lines(path, moves, label, name=f"{path.name} labels")
     outcomes = {}
-    for line in path.read_text().splitlines():
-        position, labels = line.split()
-        outcomes[position] = [perfect_play.OUTCOMES[char] for char in labels]
+    for line in existing(path):
+        position, text = line.split()
+        outcomes[position] = [perfect_play.OUTCOMES[char] for char in text]
     table = np.array([outcomes[m] for m in moves], np.int8)
     labels = perfect_play.Labels(path.stem, tuple(moves), np.zeros(len(moves), np.int32), table)
     return labels.where(labels.mistake_possible)

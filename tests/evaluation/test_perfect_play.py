@@ -359,8 +359,7 @@ def test_validation_labels__new_positions_labelled_and_resumable(tmp_path):
     assert positions.board_of("1122") == positions.board_of("2211") != positions.board_of("1221")
     assert first.mistake_possible.all()
     for index, moves in enumerate(first.moves):
-        expected = "".join(positions.CHARS.get(int(o), ".") for o in first.outcomes[index])
-        assert expected == positions.label(moves)
+        assert perfect_play.label_text(first.outcomes[index]) == positions.label(moves)
     again = positions.validation_labels(path, seed=5, count=12)
     assert again.moves == first.moves and path.read_text() == written
     with pytest.raises(ValueError, match="seed 0 draws Random-Play"):
@@ -380,7 +379,7 @@ def _play_settings(*flags):
         ("--vary=c_puckt:1", "--vary: expected <config.search key>:<value>,..., with a key"),
         ("--vary=play_c_puct:one", "--vary: play_c_puct takes values of type float"),
         ("--sets=Test_L9", "--sets: unknown ['Test_L9']"),
-        ("--validation_seed=0", "--validation_seed: 0 draws Random-Play itself"),
+        ("--validation_seed=0", "--validation_seed=0: seed 0 draws Random-Play itself"),
     ],
 )
 def test_play_settings__bad_flags_get_one_line_errors(tmp_path, flag, message):

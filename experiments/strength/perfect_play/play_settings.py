@@ -23,7 +23,6 @@ The table goes to ``--output/play_settings.md``.
 
 from __future__ import annotations
 
-import os
 import pathlib
 
 from absl import flags
@@ -68,6 +67,30 @@ def parse_vary(text: str, search_settings: dict) -> tuple[str, list]:
         cli.fail(f"--vary: {key} takes values of type {kind.__name__}; got {values!r}.")
 
 
+def paired_table(wrong: dict[str, list], names: list[str]) -> str:
+    """A Markdown table: a row per setting (``wrong``'s first is the network's own), a
+    column per set of ``names``; each cell the mistake rate of bool[N] ``wrong[label][set]``
+    with its 95% interval and, beside the own setting's, the positions fixed and broken
+    with their exact McNemar p."""
+    from alphazero_jax.evaluation import perfect_play
+    from alphazero_jax.evaluation.elo import wilson_interval
+
+    base = next(iter(wrong.values()))
+    lines = ["| setting | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
+    for label, rows in wrong.items():
+        cells = []
+        for number, row in enumerate(rows):
+            low, high = wilson_interval(row.mean(), len(row))
+            cell = f"{row.mean():.1%} [{low:.1%}, {high:.1%}]"
+            if row is not base[number]:
+                fixed = int((base[number] & ~row).sum())
+                broke = int((~base[number] & row).sum())
+                cell += f", +{fixed}/-{broke} p={perfect_play.mcnemar_p(fixed, broke):.2g}"
+            cells.append(cell)
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> None:
     import jax
     import numpy as np
@@ -75,7 +98,6 @@ def main(argv: list[str]) -> None:
     from alphazero_jax import agents, games
     from alphazero_jax.configs import settings
     from alphazero_jax.evaluation import perfect_play
-    from alphazero_jax.evaluation.elo import wilson_interval
     from alphazero_jax.solvers import benchmark_sets
     from experiments.data import positions
 
@@ -91,14 +113,16 @@ def main(argv: list[str]) -> None:
     simulations = simulations or int(own["num_simulations"])
     key, values = parse_vary(_VARY.value, own)
     output = pathlib.Path(_OUTPUT.value)
-    if _VALIDATION_SEED.value == 0:
-        cli.fail("--validation_seed: 0 draws Random-Play itself; pick another seed.")
-    validation = positions.validation_labels(
-        output / f"validation_seed{_VALIDATION_SEED.value}.labels",
-        seed=_VALIDATION_SEED.value,
-        count=_VALIDATION_POSITIONS.value,
-    )
+    try:  # seed 0, or a labels file of other positions: one line, not a traceback
+        validation = positions.validation_labels(
+            output / f"validation_seed{_VALIDATION_SEED.value}.labels",
+            seed=_VALIDATION_SEED.value,
+            count=_VALIDATION_POSITIONS.value,
+        )
+    except ValueError as error:
+        cli.fail(f"--validation_seed={_VALIDATION_SEED.value}: {error}")
     sets = [validation, *reported]
+    states = [perfect_play.states_of(game, one) for one in sets]  # once, for every setting
     print(
         f"{len(validation.moves)} validation positions where a mistake is possible; "
         f"{_AGENT.value} at {simulations} simulations, {key} = {own[key]} (its own) "
@@ -117,32 +141,18 @@ def main(argv: list[str]) -> None:
             actions = perfect_play.agent_moves(
                 act,
                 run.variables,
-                perfect_play.states_of(game, one),
+                states[number],
                 key=jax.random.fold_in(jax.random.key(_SEED.value), number),
                 batch_size=_BATCH.value,
             )
             wrong[label].append(perfect_play.mistakes(one, actions))
         print(f"  {label}: validation {wrong[label][0].mean():.2%}", flush=True)
     names = ["validation", *(benchmark_sets.SETS[one.set_name] for one in sets[1:])]
-    base = next(iter(wrong.values()))
-    lines = ["| setting | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
-    for label, rows in wrong.items():
-        cells = []
-        for number, row in enumerate(rows):
-            low, high = wilson_interval(row.mean(), len(row))
-            cell = f"{row.mean():.1%} [{low:.1%}, {high:.1%}]"
-            if row is not base[number]:
-                fixed = int((base[number] & ~row).sum())
-                broke = int((~base[number] & row).sum())
-                cell += f", +{fixed}/-{broke} p={perfect_play.mcnemar_p(fixed, broke):.2g}"
-            cells.append(cell)
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    table = "\n".join(lines)
+    table = paired_table(wrong, names)
     print(
         f"\nMistakes of {_AGENT.value} at {simulations} simulations [95% interval]; "
         "+fixed/-broken positions against its own setting, exact McNemar p\n\n" + table
     )
-    os.makedirs(output, exist_ok=True)
     (output / "play_settings.md").write_text(table + "\n")
     print(f"\nWrote {output}/play_settings.md")
 

@@ -1,5 +1,6 @@
 """Tic-Tac-Toe 3x3: ``default`` (300 iterations, 10-16 minutes on a 2-core CPU: the optimal
-move in about 99% of the 4,520 live positions), ``cpu`` (the same) and ``smoke`` (tests)."""
+move in about 99% of the 4,520 live positions), ``cpu`` and ``agent`` (the same; ``agent``
+is the shipped agent's recipe, ``make agent GAME=tic_tac_toe``) and ``smoke`` (tests)."""
 
 from __future__ import annotations
 
@@ -31,4 +32,4 @@ def smoke(config: ml_collections.ConfigDict) -> None:
     config.selfplay.num_moves = 9
 
 
-PRESETS = {"default": default, "cpu": default, "smoke": smoke}
+PRESETS = {"default": default, "cpu": default, "agent": default, "smoke": smoke}

@@ -9,7 +9,8 @@
 #                     fault soak, two processes, two trainings of a minute or more (CI runs
 #                     make test, then this).
 #   make agent     -- train and export a shipped agent from its recipe (GAME=connect_four;
-#                     RECIPE=long_gpu for the shipped Connect Four and Othello agents').
+#                     RECIPE=long_gpu for the shipped Connect Four and Othello 8x8 agents,
+#                     RECIPE=cpu for Othello 6x6 and Quoridor 5x5).
 #   make play      -- play Connect Four in the terminal against the shipped agent
 #                     (PLAY_ARGS="--game=tic_tac_toe --human=second" for more).
 #   make serve     -- play in a browser: http://127.0.0.1:8000/ (SERVE_ARGS="--host=0.0.0.0"

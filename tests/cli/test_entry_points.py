@@ -43,6 +43,13 @@ CASES = [
     ("benchmarks.arena", ["--matches=nope"], "--matches"),
     ("strength.learning_proof.baselines", ["--workdir={run}"], "cannot be read"),
     ("strength.learning_proof.connect_four", ["--workdir=/nonexistent"], "no training run"),
+    # A checkpoint or an agent's folder is checked as it is: nothing trains into it.
+    ("strength.learning_proof.tic_tac_toe", ["--workdir={run}/checkpoints/1"], "cannot be read"),
+    (
+        "strength.learning_proof.tic_tac_toe",
+        ["--workdir={repo}/alphazero_jax/data/agents/othello-size6-legal_plane1"],
+        "expected a tic_tac_toe run",
+    ),
     ("strength.perfect_play.agents", ["--sets=Nope", "--positions=1"], "--sets"),
     ("strength.perfect_play.agents", ["--agents=minimax:x", "--positions=1"], "minimax"),
     ("strength.perfect_play.agents", ["--agents=az:{run}", "--positions=1"], "cannot be read"),
@@ -66,7 +73,7 @@ CASES = [
 def test_entry_point__a_failure_is_one_line_and_no_traceback(
     program, arguments, said, damaged_run, tmp_path
 ):
-    arguments = [a.format(run=damaged_run, tmp=tmp_path) for a in arguments]
+    arguments = [a.format(run=damaged_run, tmp=tmp_path, repo=REPO) for a in arguments]
     command = [sys.executable, "-m", f"experiments.{program}", *arguments]
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     done = subprocess.run(

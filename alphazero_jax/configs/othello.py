@@ -31,7 +31,9 @@ def default(config: ml_collections.ConfigDict) -> None:
 
 
 def cpu(config: ml_collections.ConfigDict) -> None:
-    """6x6, games of about 32 plies; about 4 s an iteration on 2 idle cores."""
+    """6x6, games of about 32 plies; about 4 s an iteration on 2 idle cores. The recipe of
+    the shipped 6x6 agent, ``make agent GAME=othello RECIPE=cpu``: 28.5 minutes in all on
+    a 2-core Intel Xeon (2026-11-28, a median 5.3 s an iteration)."""
     config.game.settings = {"size": 6, "legal_plane": 1}
     config.num_iterations = 240
     config.network.update(channels=32, blocks=3, value_hidden=32)

@@ -137,18 +137,20 @@ def test_load__every_shipped_agent_loads_with_the_shapes_of_its_network():
         assert pretrained.load(game).game is game, key
 
 
-def test_shipped_agents__of_make_agent_play_with_their_recipes_settings():
-    """An agent that ``make agent GAME=g [RECIPE=r]`` trained carries the game, network and
-    search of the preset ``g:r`` (``agent`` unless named), keys added since included: what
-    the command would make now is what ships, play-time settings too."""
+def test_shipped_agents__each_made_by_make_agent_with_its_recipes_settings():
+    """Every shipped agent was trained by ``make agent GAME=g [RECIPE=r]`` at a named commit
+    and carries the game, network and search of the preset ``g:r`` (``agent`` unless
+    named), keys added since included: what the command would make now is what ships,
+    play-time settings too."""
     from alphazero_jax.configs import settings
 
     checked = []
     for key in pretrained.available():
         described = json.loads((pretrained.directory() / key / "agent.json").read_text())
         command = described["trained"]["command"].split()
-        if command[:2] != ["make", "agent"]:
-            continue
+        assert command[:2] == ["make", "agent"], (key, described["trained"]["command"])
+        commit = described["trained"]["commit"]
+        assert len(commit) >= 7 and all(c in "0123456789abcdef" for c in commit), (key, commit)
         words = dict(word.split("=", 1) for word in command[2:])
         preset = configs.get_config(words["GAME"], words.get("RECIPE", "agent"))
         shipped = settings.complete(ml_collections.ConfigDict(described["config"]))
@@ -157,4 +159,4 @@ def test_shipped_agents__of_make_agent_play_with_their_recipes_settings():
         assert shipped.game.name == preset.game.name, key
         assert dict(shipped.game.settings) == dict(preset.game.settings), key
         checked.append(key)
-    assert len(checked) >= 3, checked  # Connect Four 6x7, Othello 8x8 and Quoridor 9x9
+    assert len(checked) == 6, checked  # Tic-Tac-Toe, Connect Four, Othello and Quoridor (two)

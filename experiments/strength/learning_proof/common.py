@@ -36,6 +36,19 @@ def define_games() -> flags.FlagHolder[int]:
     return flags.DEFINE_integer("games", 200, "Games against each opponent (half as first player).")
 
 
+def is_snapshot(workdir: str) -> bool:
+    """Whether ``--workdir`` names one fixed network (an exported agent's folder or
+    ``<run>/checkpoints/<iteration>``) rather than a run, which a proof may train."""
+    import pathlib
+
+    from alphazero_jax import runs
+    from alphazero_jax.agents import pretrained
+
+    if (pathlib.Path(workdir) / pretrained.AGENT_FILE).is_file():
+        return True
+    return runs.split_checkpoint_path(workdir)[1] is not None
+
+
 def restore(workdir: str, game: str | None = None):
     """``pretrained.restore(workdir)``: a run, one of its checkpoints or an exported agent's
     folder; ends the program in one line if it cannot be read, or is not of ``game`` (a

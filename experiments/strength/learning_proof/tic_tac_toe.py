@@ -12,7 +12,6 @@ agent's folder is checked as it is, without training.
 
 from __future__ import annotations
 
-import pathlib
 import time
 
 from absl import app, flags
@@ -37,32 +36,26 @@ def main(argv: list[str]) -> None:
     import jax
     import numpy as np
 
-    from alphazero_jax import configs, games, runs
-    from alphazero_jax.agents import pretrained
+    from alphazero_jax import configs, games
     from alphazero_jax.solvers import tic_tac_toe as oracle
     from alphazero_jax.training import train
     from experiments.strength import network_measures
 
     workdir = _WORKDIR.value
-    as_it_is = (pathlib.Path(workdir) / pretrained.AGENT_FILE).is_file() or (
-        runs.split_checkpoint_path(workdir)[1] is not None
-    )
-    if not as_it_is:
+    if common.is_snapshot(workdir):
+        how = "checked as it is"
+    else:
         config = configs.get_config("tic_tac_toe")
         config.time_limit_minutes = _MINUTES.value
         started = time.monotonic()
         train.train_and_evaluate(config, workdir)
-        minutes = (time.monotonic() - started) / 60
+        how = f"trained {(time.monotonic() - started) / 60:.1f} min on {jax.devices()}"
     run = common.restore(workdir, "tic_tac_toe")
     boards = [b for b in oracle.reachable_positions() if not oracle.is_over(b)]
     states = games.replay_batch(run.game, [oracle.moves_to(b) for b in boards])
     optimal = [oracle.optimal_moves(b) for b in boards]
     raw = np.asarray(network_measures.raw_policy_moves(run, states))
-    if as_it_is:
-        print(f"Tic-Tac-Toe: {workdir}, iteration {run.iteration}, checked as it is")
-    else:
-        trained = f"trained {minutes:.1f} min ({run.iteration} iterations)"
-        print(f"Tic-Tac-Toe: {trained} on {jax.devices()}")
+    print(f"Tic-Tac-Toe: {workdir}, iteration {run.iteration}, {how}")
     print(f"positions checked: {len(boards)} (every reachable position that is not over)")
     for simulations in (int(s) for s in _SIMULATIONS.value):
         moves = network_measures.search_moves(run, states, jax.random.key(0), simulations)

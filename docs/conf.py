@@ -34,7 +34,7 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
 ]
-exclude_patterns = ["_build", "_generated", "_ext", "_templates", "**/.ipynb_checkpoints"]
+exclude_patterns = ["_build", "_ext", "_templates", "**/.ipynb_checkpoints"]
 templates_path = ["_templates"]
 
 # MyST: ``:::`` fences for directives, and anchors for headings down to ### so that pages

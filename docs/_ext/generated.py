@@ -1,19 +1,29 @@
-"""What the docs build writes before it reads its sources (``conf.py`` calls ``write_all``).
+"""The pages generated from the package, and what the docs build writes before it reads its
+sources (``conf.py`` calls ``write_all``).
 
-- ``_generated/settings.md``: every training setting, its default, rule and meaning, from
+Committed, so that they read on the repository's host too (``docs/reference/``):
+
+- ``reference/settings.md``: every training setting, its default, rule and meaning, from
   ``alphazero_jax.configs.settings.reference()`` (the one source of the settings).
-- ``_generated/presets.md``: for each game, its presets (``configs.presets(game)``) with the
-  docstring of the function that makes each, and every key a preset sets to something else
-  than its default.
+- ``reference/presets_<game>.md``, one per game: its presets (``configs.presets(game)``) with
+  the docstring of the function that makes each, and every key a preset sets to something
+  else than its default.
+
+They go stale when a setting, a default or a preset changes: ``make reference`` (the same as
+``python -m docs._ext.generated --write``) writes them again, and
+``tests/repository/test_docs.py`` fails while a committed one differs from what the package
+says (``--check`` lists those). The docs build writes them too, so the site is never stale.
+
+Written by the build only, ignored by git:
+
 - ``tutorials/<name>.ipynb``: copies of ``notebooks/*.ipynb`` (Sphinx reads only files under
-  its source folder); they are rendered with their saved outputs, never executed.
+  its source folder); they are rendered as saved, never executed.
 
 Autosummary writes ``api/<module>.rst``, a page per module; a page whose module is gone
 (removed or renamed since the last build) is removed here, or Sphinx would fail to import it.
 
-``_generated/`` is excluded from the sources (``configuration.md`` includes its files); both
-it and the copies are ignored by git. A file is only rewritten when its text changes, and
-then atomically, so that two builds at once read whole files.
+A file is only rewritten when its text changes, and then atomically, so that two builds at
+once read whole files.
 """
 
 from __future__ import annotations
@@ -22,15 +32,18 @@ import importlib
 import importlib.util
 import os
 import pathlib
+import sys
 import tempfile
 from typing import Any
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent
 ROOT = DOCS.parent
-GENERATED = DOCS / "_generated"
+REFERENCE = DOCS / "reference"
 TUTORIALS = DOCS / "tutorials"
 API = DOCS / "api"
 NOTEBOOKS = ROOT / "notebooks"
+# The command that writes the committed pages again (a line of each page says it).
+REGENERATE = "make reference"
 # What ``auto`` means; it has no function of its own (``configs.resolve_preset``).
 AUTO_DOC = "``default`` where JAX sees a GPU or TPU, else ``cpu`` (chosen when the run starts)."
 
@@ -77,40 +90,47 @@ def _summary(function: Any) -> str:
     return " ".join(doc.split("\n\n")[0].split()) or "(no docstring)"
 
 
-def presets_markdown() -> str:
-    """For each game: a table of its presets and what each is for, then the keys that a
-    preset sets away from the default, with each preset's value."""
+def presets_markdown(game: str) -> str:
+    """``game``'s presets page: a table of its presets and what each is for, then the keys
+    that a preset sets away from the default, with each preset's value."""
     from alphazero_jax import configs
     from alphazero_jax.configs import settings
 
     keys = [key for key, _ in settings.leaves()]
-    sections = []
-    for game in configs.available():
-        functions = _preset_functions(game)
-        names = [name for name in configs.presets(game) if name != configs.AUTO]
-        rows = ["| preset | what it is for |", "| --- | --- |"]
-        rows += [f"| `{name}` | {_summary(functions.get(name))} |" for name in names]
-        rows.append(f"| `{configs.AUTO}` | {AUTO_DOC} |")
-        built = {name: configs.get_config(game, name) for name in names}
-        changed = [
-            key
-            for key in keys
-            if key != "game.name"
-            and any(_lookup(c, key) != settings.default(key) for c in built.values())
-        ]
-        header = "| key | default | " + " | ".join(f"`{n}`" for n in names) + " |"
-        table = [header, "|" + " --- |" * (len(names) + 2)]
-        for key in changed:
-            cells = [_cell(settings.default(key))]
-            cells += [_cell(_lookup(built[name], key)) for name in names]
-            table.append(f"| `{key}` | " + " | ".join(cells) + " |")
-        sections.append(
-            f"### `{game}`\n\n"
-            + "\n".join(rows)
-            + "\n\nThe keys its presets set to another value than the default:\n\n"
-            + "\n".join(table)
-        )
-    return "\n\n".join(sections) + "\n"
+    functions = _preset_functions(game)
+    names = [name for name in configs.presets(game) if name != configs.AUTO]
+    rows = ["| preset | what it is for |", "| --- | --- |"]
+    rows += [f"| `{name}` | {_summary(functions.get(name))} |" for name in names]
+    rows.append(f"| `{configs.AUTO}` | {AUTO_DOC} |")
+    built = {name: configs.get_config(game, name) for name in names}
+    changed = [
+        key
+        for key in keys
+        if key != "game.name"
+        and any(_lookup(c, key) != settings.default(key) for c in built.values())
+    ]
+    header = "| key | default | " + " | ".join(f"`{n}`" for n in names) + " |"
+    table = [header, "|" + " --- |" * (len(names) + 2)]
+    for key in changed:
+        cells = [_cell(settings.default(key))]
+        cells += [_cell(_lookup(built[name], key)) for name in names]
+        table.append(f"| `{key}` | " + " | ".join(cells) + " |")
+    return (
+        f"# Presets of `{game}`\n\n{_notice()}\n\n"
+        f'`--config={game}:<preset>` picks one (`configs.get_config("{game}", preset)`); '
+        "the [configuration](../configuration.md) page says how a config is made.\n\n"
+        + "\n".join(rows)
+        + "\n\nThe keys its presets set to another value than the default "
+        "([every setting](settings.md) has what each means):\n\n" + "\n".join(table) + "\n"
+    )
+
+
+def _notice() -> str:
+    """The line under each committed page's title that says where it comes from."""
+    return (
+        "*Generated from the package by `docs/_ext/generated.py`; do not edit: "
+        f"`{REGENERATE}` writes it again.*"
+    )
 
 
 def settings_markdown() -> str:
@@ -118,6 +138,50 @@ def settings_markdown() -> str:
     from alphazero_jax.configs import settings
 
     return settings.reference() + "\n"
+
+
+def settings_page() -> str:
+    """The page of every setting: a title, where it comes from, then the table."""
+    return (
+        f"# Every setting\n\n{_notice()}\n\n"
+        "Each key with its default, the values it accepts and what it does. A run refuses a "
+        "config whose value breaks a key's rule, and says which key and what it accepts; "
+        "rules that relate several keys are `training.config_schema.validate_config`'s. "
+        "Each game's presets: the [configuration](../configuration.md) page.\n\n"
+        + settings_markdown()
+    )
+
+
+def reference_pages() -> dict[pathlib.Path, str]:
+    """``path -> text`` of every committed page generated from the package."""
+    from alphazero_jax import configs
+
+    pages = {REFERENCE / "settings.md": settings_page()}
+    for game in configs.available():
+        pages[REFERENCE / f"presets_{game}.md"] = presets_markdown(game)
+    return pages
+
+
+def stale_pages() -> list[pathlib.Path]:
+    """The committed generated pages that differ from what the package says now, that are
+    missing, or whose game is gone."""
+    pages = reference_pages()
+    stale = [path for path, text in pages.items() if not path.exists() or path.read_text() != text]
+    stale += [path for path in sorted(REFERENCE.glob("presets_*.md")) if path not in pages]
+    return stale
+
+
+def write_reference() -> list[pathlib.Path]:
+    """Writes the generated pages that changed and removes those of games that are gone;
+    returns the paths it wrote or removed."""
+    changed = stale_pages()
+    pages = reference_pages()
+    for path in changed:
+        if path in pages:
+            write_if_changed(path, pages[path])
+        else:
+            path.unlink(missing_ok=True)
+    return changed
 
 
 def source_of(path: pathlib.Path) -> pathlib.Path:
@@ -154,7 +218,29 @@ def remove_stale_api_pages() -> None:
 
 def write_all() -> None:
     """Everything the build reads that is generated."""
-    write_if_changed(GENERATED / "settings.md", settings_markdown())
-    write_if_changed(GENERATED / "presets.md", presets_markdown())
+    write_reference()
     copy_notebooks()
     remove_stale_api_pages()
+
+
+USAGE = "usage: python -m docs._ext.generated --write | --check"
+
+
+def main(argv: list[str]) -> int:
+    """``--write``: write the committed pages again; ``--check``: list the stale ones and
+    return 1 if there are any."""
+    if argv not in (["--write"], ["--check"]):
+        print(f"{USAGE} (received: {' '.join(argv) or 'no argument'})", file=sys.stderr)
+        return 2
+    if argv == ["--write"]:
+        for path in write_reference():
+            print(f"updated {path.relative_to(ROOT)}")
+        return 0
+    stale = stale_pages()
+    for path in stale:
+        print(f"stale: {path.relative_to(ROOT)} (run {REGENERATE})")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

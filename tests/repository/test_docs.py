@@ -1,7 +1,7 @@
 """The docs site builds with warnings as errors, and every code block of its pages runs.
 
 Which blocks run (README.md's, and every docs/**/*.md that people write; not docs/api/,
-docs/_generated/ or docs/_build/, which the build writes):
+docs/reference/ or docs/_build/, which the build or ``make reference`` writes):
 
 - A ```python fence runs. The python blocks of a page run in order in one namespace, in a
   fresh process (``JAX_PLATFORMS=cpu``, its working directory a temporary folder), so a
@@ -47,7 +47,8 @@ from alphazero_jax.configs import settings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-GENERATED = ("_build", "_generated", "api")  # folders of docs/ that the build writes
+# Folders of docs/ that the build writes (docs/reference/ is committed, from the package).
+GENERATED = ("_build", "reference", "api")
 NO_RUN = "no-run"
 # Runs each block of a page in one namespace; a block's lines keep their numbers in the page.
 DRIVER = """\
@@ -222,6 +223,40 @@ def _keys(config, prefix: str = "") -> list[str]:
         else:
             keys.append(prefix + key)
     return keys
+
+
+def test_reference_pages__committed_as_the_package_says():
+    generated = _generated()
+    pages = generated.reference_pages()
+    for path, text in pages.items():
+        name = path.relative_to(ROOT)
+        assert path.exists(), f"{name} is missing: run make reference and commit it"
+        assert path.read_text() == text, f"{name} is stale: run make reference and commit it"
+    committed = set((DOCS / "reference").glob("*.md"))
+    assert committed == set(pages), f"pages of no game: {sorted(committed - set(pages))}"
+    linked = set(
+        re.findall(r"\]\((reference/[\w.]+\.md)\)", (DOCS / "configuration.md").read_text())
+    )
+    assert linked == {str(p.relative_to(DOCS)) for p in pages}, "configuration.md's links"
+
+
+def test_reference_check__names_a_stale_page(tmp_path, monkeypatch, capsys):
+    generated = _generated()
+    for path, text in generated.reference_pages().items():
+        (tmp_path / path.name).write_text(text)
+    (tmp_path / "presets_tic_tac_toe.md").write_text("# an old table\n")
+    (tmp_path / "presets_gone.md").write_text("# a game that is gone\n")
+    monkeypatch.setattr(generated, "REFERENCE", tmp_path)
+    monkeypatch.setattr(generated, "ROOT", tmp_path)
+    assert generated.main(["--check"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "stale: presets_tic_tac_toe.md (run make reference)",
+        "stale: presets_gone.md (run make reference)",
+    ]
+    assert generated.main(["--write"]) == 0
+    assert not (tmp_path / "presets_gone.md").exists()
+    assert generated.main(["--check"]) == 0
+    assert generated.main([]) == 2
 
 
 def test_configuration_reference__documents_every_key_of_every_preset():

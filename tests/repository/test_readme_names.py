@@ -5,7 +5,7 @@ What is read: the inline code spans (`...`, also across a line break; not a MyST
 target, {doc}`...`), the commands of the ```bash blocks (continued lines joined) and of the
 ```console blocks (the lines after a `$ ` prompt); the ```python blocks only for their
 imports, which name the short forms the prose uses (`solver`, `elo`). The docs pages are
-every docs/**/*.md but the generated ones (docs/api/, docs/_generated/, docs/_build/);
+every docs/**/*.md but the generated ones (docs/api/, docs/reference/, docs/_build/);
 tests/repository/test_docs.py runs their python blocks. What each kind of span must be:
 
 - a dotted name whose first part is one of our modules (`runs.restore_network(workdir)`,
@@ -60,7 +60,8 @@ README = ROOT / "README.md"
 MAKEFILE = ROOT / "Makefile"
 DOCS = ROOT / "docs"
 # Folders of docs/ whose pages the build writes: they name what the code says.
-GENERATED_DOCS = ("_build", "_generated", "api")
+# docs/reference/ is committed, but written from the package by `make reference`.
+GENERATED_DOCS = ("_build", "reference", "api")
 PACKAGES = ("alphazero_jax", "experiments")
 
 # Paths a span may give that need not exist in the repository, with the reason.

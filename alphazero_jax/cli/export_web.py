@@ -1,0 +1,58 @@
+r"""Export agents for the browser: each network as ONNX with its search settings, and with
+``--page`` the static play page around them (``make page``).
+
+    alphazero-export-web --out=DIR [--agents=<run or agent folder>,...] \
+        [--page --onnxruntime_web=node_modules/onnxruntime-web/dist]
+
+Without ``--agents`` every shipped agent (``az:pretrained`` of each game) is written. A
+bundle is ``<key>.onnx`` and ``<key>.json`` (``alphazero_jax/play/web_bundle.py``), listed
+in ``agents.json``. With ``--page`` the folder also gets the page (``index.html``, its
+scripts and the play page's drawing modules) and ONNX Runtime Web's files, copied from
+``--onnxruntime_web`` (``npm ci`` installs them into ``node_modules``): any static file
+host then serves a page that plays the agents with no Python behind it (docs/play.md).
+"""
+
+from __future__ import annotations
+
+from absl import flags
+
+from alphazero_jax.cli import common as cli
+
+_OUT = flags.DEFINE_string("out", None, "The folder to write (created if missing).")
+_AGENTS = flags.DEFINE_list(
+    "agents",
+    [],
+    "Networks to export: run directories, <run>/checkpoints/<n> or exported agents' folders; "
+    "default: every shipped agent.",
+)
+
+
+def main(argv: list[str]) -> None:
+    cli.begin(argv)
+    import pathlib
+
+    from alphazero_jax.agents import pretrained
+    from alphazero_jax.play import web_bundle
+
+    if not _OUT.value:
+        cli.fail("--out=<folder> is required.")
+    out = pathlib.Path(cli.writable_directory(_OUT.value, "out"))
+    try:
+        found = [pretrained.restore(path) for path in _AGENTS.value]
+        listed = web_bundle.write_page_agents(out, found or web_bundle.shipped_runs())
+    except (ValueError, FileNotFoundError) as error:
+        cli.fail(error)
+    for agent in listed:
+        print(
+            f"{agent['key']}: {agent['onnx_bytes']:,} bytes of ONNX, "
+            f"{agent['num_simulations']} simulations"
+        )
+    print(f"Written: {out}")
+
+
+def run() -> None:
+    cli.run(main, __name__)
+
+
+if __name__ == "__main__":
+    run()

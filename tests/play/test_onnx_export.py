@@ -1,0 +1,124 @@
+"""The ONNX export of the networks (alphazero_jax/play/onnx_network.py, web_bundle.py): ONNX
+Runtime computes what JAX computes, for every shipped agent, and another network is refused
+in one line."""
+
+import json
+import subprocess
+import sys
+
+import jax
+import numpy as np
+import pytest
+
+from alphazero_jax import games, networks
+from alphazero_jax.agents import pretrained
+from alphazero_jax.play import onnx_network, web_bundle
+
+ort = pytest.importorskip("onnxruntime", reason="the export extra (onnx, onnxruntime)")
+pytest.importorskip("onnx", reason="the export extra (onnx, onnxruntime)")
+
+SHIPPED = pretrained.available()
+
+
+def _game_of(key):
+    described = json.loads((pretrained.directory() / key / pretrained.AGENT_FILE).read_text())
+    return games.make(described["game"], **described["settings"])
+
+
+def _session(model):
+    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
+def test_shipped_agents__are_the_six_the_page_offers():
+    assert len(SHIPPED) == 6
+
+
+@pytest.mark.parametrize("key", SHIPPED)
+def test_onnx_network__agrees_with_jax_on_random_observations(key):
+    game = _game_of(key)
+    run = pretrained.load(game)
+    model = onnx_network.resnet_to_onnx(
+        jax.device_get(run.variables),
+        run.config.network.to_dict(),
+        observation_shape=game.observation_shape,
+        num_actions=game.num_actions,
+    )
+    rng = np.random.default_rng(0)
+    # Uniform noise and the 0/1 planes of real positions (their first planes are stones).
+    observations = np.concatenate(
+        [
+            rng.random((8, *game.observation_shape)),
+            rng.integers(0, 2, (8, *game.observation_shape)),
+        ]
+    ).astype(np.float32)
+    expected, _ = run.apply_fn(run.variables, observations)
+    logits, value = _session(model).run(None, {"observations": observations})
+    assert logits.shape == (16, game.num_actions) and value.shape == (16,)
+    # float32 sums of hundreds of products differ in their last bits between runtimes:
+    # 1e-5 of the logits' scale (they reach 100 on noise the network never saw).
+    scale = max(1.0, float(np.abs(expected.logits).max()))
+    np.testing.assert_allclose(logits, expected.logits, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_allclose(value, expected.value, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("settings", [{"activation": "leaky_relu"}, {"normalization": "none"}])
+def test_onnx_network__agrees_with_jax_for_the_other_settings(settings):
+    game = games.make("tic_tac_toe")
+    network = {"channels": 8, "blocks": 1, "value_hidden": 8, **settings}
+    apply_fn, variables = networks.make_network(game, **network, key=jax.random.key(3))
+    model = onnx_network.resnet_to_onnx(
+        variables, network, observation_shape=(3, 3, 2), num_actions=9
+    )
+    observations = np.random.default_rng(1).random((4, 3, 3, 2)).astype(np.float32)
+    expected, _ = apply_fn(variables, observations)
+    logits, value = _session(model).run(None, {"observations": observations})
+    np.testing.assert_allclose(logits, expected.logits, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(value, expected.value, rtol=0, atol=1e-5)
+
+
+def test_check_exportable__refuses_another_network_kind_in_one_line():
+    with pytest.raises(ValueError, match="network kind 'transformer' has no ONNX writer") as info:
+        onnx_network.check_exportable({"kind": "transformer"}, {"params": {}})
+    assert "\n" not in str(info.value)
+
+
+def test_check_exportable__names_the_layers_a_network_lacks():
+    settings = {"blocks": 1, "channels": 8, "activation": "relu"}
+    with pytest.raises(ValueError, match="no layers block_0, policy_conv"):
+        onnx_network.check_exportable(settings, {"params": {"stem_conv": {}}})
+    with pytest.raises(ValueError, match=r"settings it does not know \(heads\)"):
+        onnx_network.check_exportable({**settings, "heads": 4}, {"params": {}})
+
+
+def test_describe__is_the_agents_play_search():
+    run = pretrained.load(games.make("connect_four"))
+    described = web_bundle.describe(run)
+    # agent.json: c_puct 2.5 for self-play, play_c_puct 1.0 to play.
+    assert described["search"]["c_puct"] == 1.0
+    assert described["search"]["num_simulations"] == 64
+    assert described["choice"] == "most_visited"
+    assert described["observation_shape"] == [6, 7, 2] and described["num_actions"] == 7
+    quoridor = web_bundle.describe(pretrained.load(games.make("quoridor", size=5, walls=3)))
+    assert quoridor["choice"] == "sequential_halving"
+    assert quoridor["search"]["heuristic_weight"] == 0.25
+
+
+def test_export_web_program__writes_a_bundle_per_agent(tmp_path):
+    folder = pretrained.directory() / "tic_tac_toe-rows3-cols3-connect3"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "alphazero_jax.cli.export_web",
+            f"--out={tmp_path}",
+            f"--agents={folder}",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = json.loads((tmp_path / web_bundle.INDEX_FILE).read_text())["agents"]
+    assert [a["key"] for a in listed] == ["tic_tac_toe-rows3-cols3-connect3"]
+    onnx_bytes = (tmp_path / "tic_tac_toe-rows3-cols3-connect3.onnx").stat().st_size
+    assert listed[0]["onnx_bytes"] == onnx_bytes > 4 * 20_000  # ~38k float32 weights

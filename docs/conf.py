@@ -1,5 +1,5 @@
-"""Sphinx configuration of the docs site: MyST Markdown pages, notebooks rendered with their
-saved outputs (never executed: the tests run them), the API generated from docstrings.
+"""Sphinx configuration of the docs site: MyST Markdown pages, notebooks rendered as saved
+(without outputs; never executed: the tests run them), the API generated from docstrings.
 
 Build it with ``make docs`` (warnings are errors); ``tests/repository/test_docs.py`` builds it too.
 Nothing is fetched at build or view time: no intersphinx, no remote scripts or fonts.
@@ -42,7 +42,7 @@ templates_path = ["_templates"]
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 
-# Notebooks: shown with the outputs saved in them, never run here
+# Notebooks: shown as saved (code, no outputs), never run here
 # (tests/repository/test_notebooks.py runs them); no ipywidgets script, which would come from a CDN.
 nb_execution_mode = "off"
 nb_ipywidgets_js: dict = {}
@@ -68,3 +68,13 @@ suppress_warnings = ["ref.python"]
 html_theme = "sphinx_book_theme"
 html_title = f"alphazero_jax {release}"
 html_theme_options = {"show_toc_level": 2, "navigation_with_keys": False}
+
+
+def _relink_notebooks(app, docname: str, source: list[str]) -> None:
+    """Links to ``notebooks/*.ipynb`` point at the build's copies (``generated.py``)."""
+    page = pathlib.Path(app.env.doc2path(docname))
+    source[0] = generated.link_notebooks_to_copies(page, source[0])
+
+
+def setup(app) -> None:
+    app.connect("source-read", _relink_notebooks)

@@ -17,7 +17,10 @@ says (``--check`` lists those). The docs build writes them too, so the site is n
 Written by the build only, ignored by git:
 
 - ``tutorials/<name>.ipynb``: copies of ``notebooks/*.ipynb`` (Sphinx reads only files under
-  its source folder); they are rendered as saved, never executed.
+  its source folder); they are rendered as saved, never executed. Pages link to the
+  notebooks themselves (``../../notebooks/play.ipynb``, which works on the repository's
+  host); ``conf.py`` points those links at the copies as it reads each page
+  (``link_notebooks_to_copies``).
 
 Autosummary writes ``api/<module>.rst``, a page per module; a page whose module is gone
 (removed or renamed since the last build) is removed here, or Sphinx would fail to import it.
@@ -32,6 +35,7 @@ import importlib
 import importlib.util
 import os
 import pathlib
+import re
 import sys
 import tempfile
 from typing import Any
@@ -203,6 +207,24 @@ def copy_notebooks() -> list[str]:
         if stale.name not in names:
             stale.unlink(missing_ok=True)
     return names
+
+
+NOTEBOOK_LINK = re.compile(r"\]\(((?:\.\./)*)notebooks/([\w-]+\.ipynb)(#[^)]*)?\)")
+
+
+def link_notebooks_to_copies(page: pathlib.Path, text: str) -> str:
+    """``text`` of the page ``page`` with each Markdown link to ``notebooks/<name>.ipynb``
+    (relative, so that it works on the repository's host) pointing at the build's copy in
+    ``tutorials/`` instead, which the site renders as a page."""
+
+    def relink(found: re.Match) -> str:
+        target = os.path.normpath(page.parent / (found.group(1) + "notebooks/" + found.group(2)))
+        if pathlib.Path(target) != NOTEBOOKS / found.group(2):
+            return found.group(0)
+        copy = os.path.relpath(TUTORIALS / found.group(2), page.parent)
+        return f"]({pathlib.Path(copy).as_posix()}{found.group(3) or ''})"
+
+    return NOTEBOOK_LINK.sub(relink, text)
 
 
 def remove_stale_api_pages() -> None:

@@ -259,6 +259,20 @@ def test_reference_check__names_a_stale_page(tmp_path, monkeypatch, capsys):
     assert generated.main([]) == 2
 
 
+def test_notebook_links__point_at_the_builds_copies():
+    generated = _generated()
+    page = DOCS / "tutorials" / "index.md"
+    text = "[a](../../notebooks/play.ipynb) [b](../../notebooks/evaluate.ipynb#cell) [c](x.md)"
+    assert generated.link_notebooks_to_copies(page, text) == (
+        "[a](play.ipynb) [b](evaluate.ipynb#cell) [c](x.md)"
+    )
+    assert generated.link_notebooks_to_copies(
+        DOCS / "index.md", "[a](../notebooks/play.ipynb)"
+    ) == ("[a](tutorials/play.ipynb)")
+    elsewhere = "[a](../notebooks/play.ipynb)"  # from docs/tutorials/: not the notebooks folder
+    assert generated.link_notebooks_to_copies(page, elsewhere) == elsewhere
+
+
 def test_configuration_reference__documents_every_key_of_every_preset():
     documented = set(re.findall(r"^\| `([\w.]+)` \|", _generated().settings_markdown(), re.M))
     for game in configs.available():

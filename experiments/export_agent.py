@@ -1,72 +1,7 @@
-r"""Ships a run's trained network in the package as the ``az:pretrained`` agent of its game.
+"""``python -m experiments.export_agent``: the installed ``alphazero-export``, run from a
+checkout (``alphazero_jax/cli/export.py``)."""
 
-    python -m experiments.export_agent --run=runs/connect_four \
-        --command="make train"
-
-Writes ``alphazero_jax/data/agents/<game key>/variables.msgpack`` and ``agent.json`` (the
-run's game, network and search settings, and how it was trained) from the run's newest
-checkpoint (``--step`` for another), replacing the game's earlier agent. Commit both files.
-"""
-
-from __future__ import annotations
-
-import subprocess
-
-from absl import app, flags
-
-# First, before JAX starts: the machine written into agent.json then counts the host
-# devices that training offered (--host_devices, the same default), not one.
-from alphazero_jax.cli import host_devices  # noqa: F401
-
-# isort: split
-from alphazero_jax.cli import common as cli
-
-_RUN = flags.DEFINE_string("run", None, "The run directory to export.", required=True)
-_STEP = flags.DEFINE_integer("step", None, "The checkpoint (iteration); default: newest.")
-_COMMAND = flags.DEFINE_string("command", "", "The command that trained the run.")
-_MACHINE = flags.DEFINE_string(
-    "machine", "", "The machine that trained it (default: the machines the run recorded)."
-)
-_COMMIT = flags.DEFINE_string(
-    "commit", None, "The source's commit it was trained with (default: this checkout's HEAD)."
-)
-_COMPLETE = flags.DEFINE_bool(
-    "require_complete", False, "Refuse a run stopped before its last iteration (recipes)."
-)
-
-
-def _head() -> str:
-    """This checkout's commit, with ``+changes`` when its files differ from it; "" outside
-    a git checkout."""
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
-        return done.stdout.strip() if done.returncode == 0 else ""
-
-    commit = git("rev-parse", "HEAD")
-    return commit + (
-        "+changes" if commit and git("status", "--porcelain", "--", "alphazero_jax") else ""
-    )
-
-
-def main(argv: list[str]) -> None:
-    cli.begin(argv)
-    from alphazero_jax.agents import pretrained
-
-    try:
-        path = pretrained.export(
-            _RUN.value,
-            step=_STEP.value,
-            command=_COMMAND.value,
-            machine=_MACHINE.value,
-            commit=_head() if _COMMIT.value is None else _COMMIT.value,
-            require_complete=_COMPLETE.value,
-        )
-    except (FileNotFoundError, ValueError) as error:
-        cli.fail(error)
-    size = sum(f.stat().st_size for f in path.iterdir()) / 1024
-    print(f"Wrote {path} ({size:.0f} KiB); az:pretrained now plays it.")
-
+from alphazero_jax.cli.export import run
 
 if __name__ == "__main__":
-    app.run(main)
+    run()

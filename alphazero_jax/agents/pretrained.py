@@ -8,7 +8,7 @@ Each lives in ``alphazero_jax/data/agents/<key>/`` (``key_of(game)``, e.g.
 - ``agent.json``: the config of the run that trained it (game, network, search) and how it
   was trained: command, iterations, training minutes, machine, library versions.
 
-``export(workdir)`` (``python -m experiments.export_agent --run=<workdir>``) writes both
+``export(workdir)`` (``alphazero-export --run=<workdir>``) writes both
 from a run's newest checkpoint, so shipping a stronger agent is one command.
 """
 
@@ -97,7 +97,7 @@ def load(game: Game, folder: pathlib.Path | None = None) -> runs.RestoredNetwork
         raise ValueError(
             f"No pretrained agent for {game.name} {dict(game.settings)}; shipped: "
             f"{', '.join(available(folder)) or 'none'}. Train one and export it with "
-            "python -m experiments.export_agent."
+            "alphazero-export --run=<run>."
         )
     return _read(path, game, _described(path))
 
@@ -139,7 +139,7 @@ def _described(path: pathlib.Path) -> dict:
         missing = [k for k in ("game", "settings", "config", "iteration") if k not in described]
     except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as error:
         raise ValueError(
-            f"{path / AGENT_FILE}: expected the JSON that export_agent writes, got: {error}"
+            f"{path / AGENT_FILE}: expected the JSON that alphazero-export writes, got: {error}"
         ) from None
     if missing:
         raise ValueError(f"{path / AGENT_FILE}: expected the keys {', '.join(missing)} too.")

@@ -20,6 +20,7 @@ how many).
 
 from __future__ import annotations
 
+import functools
 import math
 import pathlib
 from collections.abc import Callable, Sequence
@@ -29,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from alphazero_jax import games, networks
+from alphazero_jax import agents, games, networks
 from alphazero_jax.evaluation import elo
 from alphazero_jax.solvers import benchmark_sets, pons
 from alphazero_jax.types import Agent, Array, Game, PRNGKey, State
@@ -321,4 +322,69 @@ def results_table(rows: dict[str, Sequence[SetResult]]) -> str:
             low, high = result.interval()
             cells.append(f"{result.mistake_rate:.1%} [{low:.1%}, {high:.1%}]")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# What ``alphazero-judge checkpoints`` writes into a run directory, and ``curves`` reads.
+CHECKPOINTS_FILE = "perfect_play_checkpoints.json"
+CHECKPOINTS_PLOT = "perfect_play_checkpoints.png"
+
+
+def choose_labels(names: Sequence[str] | None = None, positions: int = 0) -> list[Labels]:
+    """The labels of the sets ``names`` (all of ``benchmark_sets.SETS`` for None or empty),
+    each cut to its first ``positions`` (0: all).
+
+    Raises:
+      ValueError: a name that is not a set.
+    """
+    known = list(benchmark_sets.SETS)
+    names = list(names or known)
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ValueError(f"unknown sets {unknown}; expected some of {known}.")
+    chosen = [load_labels(name) for name in names]
+    return [one.take(positions) for one in chosen] if positions else chosen
+
+
+def agent_of(game: Game, spec: str) -> tuple[Agent, Callable[[State], Array] | None]:
+    """The agent of ``spec`` (``agents.from_spec``) and, for an ``az:`` network, its value
+    function with its variables bound (``benchmark``'s ``value_fn``); None for the others.
+
+    Raises:
+      ValueError, FileNotFoundError: a bad spec, a run that cannot be read.
+    """
+    if not spec.strip().startswith("az:"):
+        return agents.from_spec(game, spec), None
+    path, simulations = agents.parse_az(spec)
+    agent, run = agents.restore_az(game, path, num_simulations=simulations)
+    return agent, functools.partial(make_value_fn(game, run.apply_fn), run.variables)
+
+
+def curves_table(curves: dict[str, list[dict]]) -> str:
+    """A Markdown table of runs judged at each checkpoint (``curves``: label -> the records
+    of its ``CHECKPOINTS_FILE``): a row per run and checkpoint, its minutes of training and
+    its mistake rate on each set."""
+    titles = {  # set name -> title, in the order the sets first appear
+        n: r["perfect_play"][n]["title"]
+        for rs in curves.values()
+        for r in rs
+        for n in r["perfect_play"]
+    }
+    sets = list(titles)
+    lines = [
+        "| run | iteration | minutes | " + " | ".join(titles[n] for n in sets) + " |",
+        "| --- | ---: | ---: | " + " | ".join("---:" for _ in sets) + " |",
+    ]
+    for label, records in curves.items():
+        for record in sorted(records, key=lambda r: r["iteration"]):
+            minutes = f"{record['seconds'] / 60:.1f}" if "seconds" in record else "?"
+            rates = [
+                f"{record['perfect_play'][n]['mistake_rate']:.1%}"
+                if n in record["perfect_play"]
+                else ""
+                for n in sets
+            ]
+            lines.append(
+                f"| {label} | {record['iteration']} | {minutes} | " + " | ".join(rates) + " |"
+            )
     return "\n".join(lines)

@@ -199,8 +199,8 @@ def plot_mistake_curves(
     Args:
       runs: ``{run label: records}``, each record a dict with ``seconds`` (the run's
         training time at that checkpoint) and ``perfect_play`` (``{set name:
-        SetResult.as_dict()}``), as ``experiments.strength.perfect_play.checkpoints``
-        writes them.
+        SetResult.as_dict()}``), as ``alphazero-judge checkpoints`` writes
+        them.
       path: the PNG to write (None: none).
       title: the figure's title.
     """

@@ -214,7 +214,7 @@ def build(config: ml_collections.ConfigDict) -> Components:
         raise ConfigError(
             f"evaluation and gating run in one process, but this run has "
             f"{jax.process_count()} processes: set config.evaluation.every=0 and "
-            "config.gating.rule='none', and evaluate its checkpoints with experiments.evaluate."
+            "config.gating.rule='none', and evaluate its checkpoints with alphazero-evaluate."
         )
     game = validated.game
     mesh = Mesh(np.array(devices), (_BATCH_AXIS,))

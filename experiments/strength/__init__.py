@@ -1,1 +1,2 @@
-"""Strength benchmarks: agents against perfect play, trained runs against exact references."""
+"""Strength research beside the installed judgments (``alphazero-judge``): choosing a
+network's play-time search setting against perfect play."""

@@ -105,9 +105,9 @@ def test_web_catalogue__the_shipped_networks_default_is_their_agent_json():
 @pytest.mark.parametrize(
     "module, flag",
     [
-        ("experiments.evaluate", "agents"),
+        ("alphazero_jax.cli.evaluate", "agents"),
         ("experiments.play", "agent"),
-        ("experiments.strength.perfect_play.agents", "agents"),
+        ("alphazero_jax.cli.judge.agents", "agents"),
     ],
 )
 def test_entry_points__flag_help_is_the_generated_help(module, flag):

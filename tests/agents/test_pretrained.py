@@ -123,7 +123,7 @@ def test_load_folder__a_damaged_folder_gets_one_line_naming_the_file(tmp_path):
     with pytest.raises(ValueError, match=r"'channels': 32.*got arrays of other shapes"):
         pretrained.load_folder(folder)
     (folder / "agent.json").write_text('{"game": "tic_tac_toe"')
-    with pytest.raises(ValueError, match=r"agent.json: expected the JSON that export_agent"):
+    with pytest.raises(ValueError, match=r"agent.json: expected the JSON that alphazero-export"):
         pretrained.load_folder(folder)
     (folder / "agent.json").write_text('{"game": "tic_tac_toe"}')
     with pytest.raises(ValueError, match=r"agent.json: expected the keys settings, config"):

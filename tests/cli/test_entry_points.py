@@ -3,6 +3,7 @@ traceback: a damaged run, a size beyond this machine's memory, a bad flag, a fol
 cannot write. (The training entry point's own cases are in test_train.py.)"""
 
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -27,54 +28,66 @@ def damaged_run(tmp_path_factory):
     return workdir
 
 
+# The installed programs, run as `python -m <module> [judgment]` (the same `run`); the
+# experiments/ shims and a research script once each.
+EVALUATE, EXPORT, JUDGE = (
+    "alphazero_jax.cli.evaluate",
+    "alphazero_jax.cli.export",
+    "alphazero_jax.cli.judge",
+)
 CASES = [
-    ("evaluate", ["--game=connect_four", "--agents=mcts:999999999,random", "--games=2"], "at most"),
-    (
-        "evaluate",
-        ["--game=tic_tac_toe", "--agents=random,greedy", "--output_dir=/proc/x"],
-        "/proc/x",
-    ),
-    ("evaluate", ["--game=tic_tac_toe", "--agents=az:{run},random", "--games=2"], "cannot be read"),
-    ("play", ["--game=connect_four", "--agent=mcts:999999999"], "at most"),
-    ("play", ["--game=tic_tac_toe", "--agent=az:{run}"], "cannot be read"),
-    ("export_agent", ["--run={run}"], "cannot be read"),
-    ("export_agent", ["--run=/nonexistent"], "no training run"),
-    ("serve", ["--port=0"], "--port"),
-    ("benchmarks.arena", ["--matches=nope"], "--matches"),
-    ("strength.learning_proof.baselines", ["--workdir={run}"], "cannot be read"),
-    ("strength.learning_proof.connect_four", ["--workdir=/nonexistent"], "no training run"),
+    (EVALUATE, ["--game=connect_four", "--agents=mcts:999999999,random", "--games=2"], "at most"),
+    (EVALUATE, ["--game=tic_tac_toe", "--agents=random,greedy", "--output_dir=/proc/x"], "/proc/x"),
+    (EVALUATE, ["--game=tic_tac_toe", "--agents=az:{run},random", "--games=2"], "cannot be read"),
+    ("experiments.evaluate", ["--game=tic_tac_toe", "--agents=random"], "at least two"),
+    ("alphazero_jax.cli.play", ["--game=connect_four", "--agent=mcts:999999999"], "at most"),
+    ("alphazero_jax.cli.play", ["--game=tic_tac_toe", "--agent=az:{run}"], "cannot be read"),
+    (EXPORT, ["--run={run}"], "cannot be read"),
+    (EXPORT, ["--run=/nonexistent"], "no training run"),
+    (EXPORT, ["--run={run}", "--output_dir=/proc/x"], "--output_dir=/proc/x"),
+    ("experiments.export_agent", ["--run=/nonexistent"], "no training run"),
+    ("alphazero_jax.cli.serve", ["--port=0"], "--port"),
+    ("experiments.benchmarks.arena", ["--matches=nope"], "--matches"),
+    (JUDGE, [], "expected a judgment first"),
+    (JUDGE, ["proof", "--workdir={run}"], "got 'proof'"),
+    (JUDGE, ["baselines", "--workdir={run}"], "cannot be read"),
+    (JUDGE, ["connect_four", "--workdir=/nonexistent"], "no training run"),
     # A checkpoint or an agent's folder is checked as it is: nothing trains into it.
-    ("strength.learning_proof.tic_tac_toe", ["--workdir={run}/checkpoints/1"], "cannot be read"),
+    (JUDGE, ["tic_tac_toe", "--workdir={run}/checkpoints/1"], "cannot be read"),
     (
-        "strength.learning_proof.tic_tac_toe",
-        ["--workdir={repo}/alphazero_jax/data/agents/othello-size6-legal_plane1"],
+        JUDGE,
+        ["tic_tac_toe", "--workdir={repo}/alphazero_jax/data/agents/othello-size6-legal_plane1"],
         "expected a tic_tac_toe run",
     ),
-    ("strength.perfect_play.agents", ["--sets=Nope", "--positions=1"], "--sets"),
-    ("strength.perfect_play.agents", ["--agents=minimax:x", "--positions=1"], "minimax"),
-    ("strength.perfect_play.agents", ["--agents=az:{run}", "--positions=1"], "cannot be read"),
-    ("strength.perfect_play.checkpoints", ["--run={run}", "--positions=1"], "cannot be read"),
-    ("strength.perfect_play.checkpoints", ["--run={tmp}"], "no checkpoints"),
-    ("strength.perfect_play.compare", ["--runs={tmp}"], "judge the run first"),
+    (JUDGE, ["agents", "--sets=Nope", "--positions=1"], "--sets"),
+    (JUDGE, ["agents", "--agents=minimax:x", "--positions=1"], "minimax"),
+    (JUDGE, ["agents", "--agents=az:{run}", "--positions=1"], "cannot be read"),
+    (JUDGE, ["checkpoints", "--run={run}", "--positions=1"], "cannot be read"),
+    (JUDGE, ["checkpoints", "--run={tmp}"], "no checkpoints"),
+    (JUDGE, ["curves", "--runs={tmp}"], "judge the run first"),
     (
-        "train",
+        "alphazero_jax.cli.train",
         ["--config=connect_four:cpu", "--workdir={tmp}/w", "--config.replay.capacity=10**12"],
         "config.replay.capacity",
     ),
     (
-        "train",
+        "experiments.train",
         ["--config=connect_four:cpu", "--workdir={tmp}/w", "--config.replay.capacity=999999999999"],
         "at most",
     ),
 ]
 
 
-@pytest.mark.parametrize(("program", "arguments", "said"), CASES, ids=lambda c: str(c)[:40])
+def _id(case: object) -> str:
+    return str(case).removeprefix("alphazero_jax.cli.")[:40]
+
+
+@pytest.mark.parametrize(("module", "arguments", "said"), CASES, ids=_id)
 def test_entry_point__a_failure_is_one_line_and_no_traceback(
-    program, arguments, said, damaged_run, tmp_path
+    module, arguments, said, damaged_run, tmp_path
 ):
     arguments = [a.format(run=damaged_run, tmp=tmp_path, repo=REPO) for a in arguments]
-    command = [sys.executable, "-m", f"experiments.{program}", *arguments]
+    command = [sys.executable, "-m", module, *arguments]
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     done = subprocess.run(
         command,
@@ -92,3 +105,23 @@ def test_entry_point__a_failure_is_one_line_and_no_traceback(
     assert said_in, done.stderr
     # absl's usage errors may add one hint line ("Try --helpfull ..."), nothing more.
     assert len([line for line in lines if "Try --help" not in line]) <= 2, done.stderr
+
+
+def test_judge__help_lists_every_judgment_and_each_is_a_module_that_runs():
+    from alphazero_jax.cli import judge
+
+    done = subprocess.run(
+        [sys.executable, "-m", JUDGE, "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    for name, what in judge.JUDGMENTS.items():
+        assert f"  {name}" in done.stdout and what in done.stdout, done.stdout
+        assert (pathlib.Path(judge.__file__).parent / f"{name}.py").is_file(), name
+    # A judgment's own --help names the program with the judgment, and lists its flags.
+    done = subprocess.run(
+        [sys.executable, "-m", JUDGE, "curves", "--helpshort"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "judge curves:" in done.stdout and "--runs" in done.stdout, done.stdout  # absl: 1

@@ -13,8 +13,8 @@ import pytest
 
 from alphazero_jax import agents, configs, games
 from alphazero_jax.evaluation import perfect_play
+from alphazero_jax.solvers import benchmark_sets, pons
 from alphazero_jax.solvers import connect_four as solver
-from alphazero_jax.solvers import pons
 from alphazero_jax.training import train
 from alphazero_jax.types import Agent
 from experiments.data import label_pons
@@ -160,7 +160,8 @@ def test_benchmark_c4__prints_and_writes_the_table(tmp_path):
     command = [
         sys.executable,
         "-m",
-        "experiments.strength.perfect_play.agents",
+        "alphazero_jax.cli.judge",
+        "agents",
         "--agents=random,solver",
         "--sets=Test_L3_R1,Random_Play",
         "--positions=20",
@@ -209,7 +210,8 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
     command = [
         sys.executable,
         "-m",
-        "experiments.strength.perfect_play.checkpoints",
+        "alphazero_jax.cli.judge",
+        "checkpoints",
         f"--run={workdir}",
         "--sets=Test_L3_R1",
         "--positions=10",
@@ -223,8 +225,8 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
 
     # Judged runs drawn together (here the same run under two labels).
     output = tmp_path / "compare"
-    command[2:] = [
-        "experiments.strength.perfect_play.compare",
+    command[3:] = [
+        "curves",
         f"--runs=a={workdir},{workdir}",
         f"--output={output}",
     ]
@@ -405,3 +407,34 @@ def test_play_settings__prints_and_writes_the_paired_table(tmp_path):
     assert ", +" in other and " p=" in other and ", +" not in own
     assert (tmp_path / "play_settings.md").read_text().splitlines()[2] == own
     assert len((tmp_path / "validation_seed1.labels").read_text().splitlines()) == 20
+
+
+def test_choose_labels__every_set_by_default_cut_to_the_first_positions_and_unknown_named():
+    every = perfect_play.choose_labels()
+    assert [one.set_name for one in every] == list(benchmark_sets.SETS)
+    (cut,) = perfect_play.choose_labels(["Random_Play"], positions=3)
+    assert cut.moves == every[-1].moves[:3]
+    with pytest.raises(ValueError, match=r"unknown sets \['Test_L9'\]; expected some of"):
+        perfect_play.choose_labels(["Random_Play", "Test_L9"])
+
+
+def test_curves_table__a_row_per_run_and_checkpoint_in_order_and_blank_for_a_missing_set():
+    def record(iteration, rate, seconds=None, set_name="Test_L3_R1"):
+        title = benchmark_sets.SETS[set_name]
+        judged = {set_name: {"title": title, "mistake_rate": rate}}
+        record = {"iteration": iteration, "perfect_play": judged}
+        return record if seconds is None else dict(record, seconds=seconds)
+
+    table = perfect_play.curves_table(
+        {
+            "a": [record(4, 0.25, 120.0), record(2, 0.5, 60.0)],
+            "b": [record(2, 0.125, set_name="Random_Play")],
+        }
+    )
+    assert table.splitlines() == [
+        "| run | iteration | minutes | End-Easy | Random-Play |",
+        "| --- | ---: | ---: | ---: | ---: |",
+        "| a | 2 | 1.0 | 50.0% |  |",
+        "| a | 4 | 2.0 | 25.0% |  |",
+        "| b | 2 | ? |  | 12.5% |",
+    ]

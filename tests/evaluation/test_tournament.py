@@ -188,7 +188,7 @@ def test_plot_elo_history__names_missing_keys(tmp_path):
 
 def _evaluate(*args):
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    command = [sys.executable, "-m", "experiments.evaluate", "--game=tic_tac_toe", *args]
+    command = [sys.executable, "-m", "alphazero_jax.cli.evaluate", "--game=tic_tac_toe", *args]
     return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
 
 

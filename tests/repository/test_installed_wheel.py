@@ -32,7 +32,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GAMES = {"connect_four", "othello", "quoridor", "tic_tac_toe"}
-SCRIPTS = ("alphazero-train", "alphazero-play", "alphazero-serve")
+SCRIPTS = (
+    "alphazero-train",
+    "alphazero-play",
+    "alphazero-serve",
+    "alphazero-evaluate",
+    "alphazero-judge",
+    "alphazero-export",
+)
 # Settings through which the checkout could reach an installed program.
 UNSET = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "ALPHAZERO_JAX_SOURCE", "ALPHAZERO_JAX_RUNS")
 # The training notebook at its smallest: one iteration of the smoke preset, no evaluation.
@@ -316,6 +323,54 @@ def test_installed__alphazero_play_plays_a_terminal_game(venv, outside):
         timeout=300,
     )
     assert "Your move (" in result.stdout and "Moves: b2 " in result.stdout, result.stdout
+
+
+def test_installed__a_network_trained_exported_judged_and_rated_by_the_programs(venv, outside):
+    """The programs a pip user has for a trained network, on a one-iteration Tic-Tac-Toe run:
+    alphazero-export into a folder of theirs, alphazero-judge's learning proof and perfect
+    play (on the labels shipped in the package), alphazero-evaluate's Elo ladder."""
+
+    def program(name: str, *arguments: str) -> str:
+        command = [venv / "bin" / name, *arguments]
+        return _run(command, cwd=outside, env=_environment(venv), timeout=600).stdout
+
+    program(
+        "alphazero-train",
+        "--config=tic_tac_toe:smoke",
+        "--workdir=run",
+        "--config.num_iterations=1",
+        "--config.evaluation.every=0",
+    )
+    exported = program("alphazero-export", "--run=run", "--output_dir=agents")
+    (agent,) = (outside / "agents").iterdir()
+    assert (agent / "agent.json").is_file() and (agent / "variables.msgpack").is_file()
+    assert f"az:agents/{agent.name} now plays it" in exported, exported
+    spec = f"az:agents/{agent.name}"
+
+    proof = program("alphazero-judge", "tic_tac_toe", f"--workdir={agent}", "--simulations=2")
+    assert "iteration 1, checked as it is" in proof, proof
+    assert "positions checked: 4520" in proof and "optimal moves, raw policy: " in proof, proof
+    perfect = program(
+        "alphazero-judge",
+        "agents",
+        "--agents=random,greedy",
+        "--sets=Random_Play",
+        "--positions=10",
+        "--output=judged",
+    )
+    assert "| agent | Random-Play (10) |" in perfect and "| greedy | " in perfect, perfect
+    assert (outside / "judged" / "mistakes.json").is_file()
+
+    rated = program(
+        "alphazero-evaluate",
+        "--game=tic_tac_toe",
+        f"--agents={spec}:2,random",
+        "--games=4",
+        "--output_dir=ladder",
+    )
+    assert "[1/1] " in rated and "Elo ladder (random = 0" in rated, rated
+    ladder = json.loads((outside / "ladder" / "ladder.json").read_text())
+    assert len(ladder["ratings"]) == 2, ladder
 
 
 def test_installed__notebooks_run_in_a_jupyter_kernel_of_the_venv(venv, outside, tmp_path):

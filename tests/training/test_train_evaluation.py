@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from alphazero_jax import agents, checkpoints, configs, games, networks, runs
+from alphazero_jax.agents import pretrained
 from alphazero_jax.evaluation import arena
 from alphazero_jax.evaluation.arena import Record
 from alphazero_jax.training import evaluator, train
@@ -196,7 +197,7 @@ def test_train_evaluation__old_configs_get_evaluation_off(tmp_path):
 
 
 def test_learning_proof__goals_by_game_and_board_size():
-    from experiments.strength import network_measures as measures
+    from alphazero_jax.evaluation import learning_proof as measures
 
     goals = measures.BASELINE_GOALS
     # The full-size agents' goals: 90% and 60% against minimax:3 and :4 at
@@ -215,3 +216,11 @@ def test_learning_proof__goals_by_game_and_board_size():
         measures.goals_for(nine, ["random", "greedy:flips"])
     with pytest.raises(ValueError, match=r"got 'tic_tac_toe'"):
         measures.goals_for(games.make("tic_tac_toe"))
+
+
+def test_learning_proof__optimal_moves_judges_only_tic_tac_toe():
+    from alphazero_jax.evaluation import learning_proof
+
+    run = pretrained.restore(str(pretrained.directory() / "othello-size6-legal_plane1"))
+    with pytest.raises(ValueError, match="expected a tic_tac_toe run; got one of othello"):
+        learning_proof.optimal_moves(run, [0], jax.random.key(0))

@@ -1,15 +1,9 @@
-r"""Connect Four against perfect play, three programs:
+r"""Research on Connect Four against perfect play, beside the installed judgments
+(``alphazero-judge agents``, ``checkpoints`` and ``curves``, ``alphazero_jax/cli/judge/``):
 
-    python -m experiments.strength.perfect_play.agents \
-        --agents=random,greedy,minimax:4,az:runs/connect_four
-    python -m experiments.strength.perfect_play.checkpoints --run=runs/connect_four
-    python -m experiments.strength.perfect_play.compare --runs=puct=runs/a,gumbel=runs/b \
-        --output=runs/cmp
+    python -m experiments.strength.perfect_play.play_settings \
+        --agent=az:pretrained --vary=play_c_puct:0.5,1,1.5,2,3.5,5
 
-``agents`` judges agents on the perfect-play sets, ``checkpoints`` every saved checkpoint
-of a run, ``compare`` draws runs judged by ``checkpoints`` together. The sets are
-``solvers.benchmark_sets.SETS``, all seven by default: Pascal Pons' six and Random-Play. A
-move is a mistake when another legal move has a strictly better game-theoretic outcome
-(win > draw > loss); the labels are our solver's, shipped with the package
-(``alphazero_jax/evaluation/perfect_play.py``).
+``play_settings`` chooses a network's play-time search setting on held-out validation
+positions, then judges it on the shipped sets.
 """

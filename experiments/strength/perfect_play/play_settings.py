@@ -31,7 +31,7 @@ if __name__ == "__main__":
     from alphazero_jax.cli import host_devices  # noqa: F401  (first: before JAX starts)
 
 from alphazero_jax.cli import common as cli
-from experiments.strength.perfect_play import common
+from alphazero_jax.cli.judge import _common as common
 
 _AGENT = flags.DEFINE_string("agent", "az:pretrained", "The network: an az: agent spec.")
 _VARY = flags.DEFINE_string(

@@ -1,13 +1,13 @@
 r"""Every saved checkpoint of a Connect Four run against perfect play.
 
-    python -m experiments.strength.perfect_play.checkpoints --run=runs/connect_four \
+    alphazero-judge checkpoints --run=runs/connect_four \
         [--simulations=32] [--sets=Test_L3_R1,Test_L2_R2,Random_Play]
 
 Each checkpoint plays with its run's search (or ``--simulations``). It writes
 ``perfect_play_checkpoints.json`` and ``perfect_play_checkpoints.png`` into the run
 directory and the curves into its TensorBoard (``perfect_play_checkpoints/<set>/...``);
 each record also holds the run's training time at that checkpoint (``seconds``), which
-``experiments.strength.perfect_play.compare`` draws runs against.
+``alphazero-judge curves`` draws runs against.
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ import os
 
 from absl import flags
 
-if __name__ == "__main__":
-    from alphazero_jax.cli import host_devices  # noqa: F401  (first: before JAX starts)
+from alphazero_jax.cli import (
+    host_devices,  # noqa: F401  (first: before JAX starts)
+)
 
+# isort: split
 from alphazero_jax.cli import common as cli
-from experiments.strength.perfect_play import common
+from alphazero_jax.cli.judge import _common as common
 
 _RUN = flags.DEFINE_string("run", None, "The run whose saved checkpoints are judged.")
 _SIMULATIONS = flags.DEFINE_integer("simulations", -1, "Simulations (-1: the run's own).")
@@ -33,6 +35,7 @@ def main(argv: list[str]) -> None:
     from tensorboardX import SummaryWriter
 
     from alphazero_jax import checkpoints, games, runs
+    from alphazero_jax.evaluation import perfect_play
     from alphazero_jax.training import plots
     from alphazero_jax.training.run_logging import TENSORBOARD_DIR
 
@@ -50,10 +53,8 @@ def main(argv: list[str]) -> None:
     try:  # closed on every way out: a writer left open fails at exit
         for step in steps:
             checkpoint = os.path.join(workdir, runs.CHECKPOINT_DIR, str(step))
-            try:
-                agent, value_fn = common.agent_of(game, f"az:{checkpoint}{simulations}")
-            except (ValueError, FileNotFoundError) as error:  # a damaged checkpoint
-                cli.fail(error)
+            # A damaged checkpoint ends it in one line.
+            agent, value_fn = common.agent_of(game, f"az:{checkpoint}{simulations}")
             print(f"checkpoint {step} ({agent.name}):", flush=True)
             results = common.judge(
                 game, agent, labels, value_fn, seed=_SEED.value, batch_size=_BATCH.value
@@ -68,14 +69,19 @@ def main(argv: list[str]) -> None:
     finally:
         writer.close()
         manager.close()
-    path = os.path.join(workdir, common.CHECKPOINTS_FILE)
+    path = os.path.join(workdir, perfect_play.CHECKPOINTS_FILE)
     with open(path + ".tmp", "w") as file:
         json.dump(records, file, indent=1)
     os.replace(path + ".tmp", path)
-    figure = os.path.join(workdir, common.CHECKPOINTS_PLOT)
+    figure = os.path.join(workdir, perfect_play.CHECKPOINTS_PLOT)
     plots.plot_mistake_rates(records, figure, title=f"{workdir}: mistakes by checkpoint")
     print(f"Wrote {path} and {figure}")
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """``alphazero-judge checkpoints``."""
     cli.run(main, __name__)
+
+
+if __name__ == "__main__":
+    run()

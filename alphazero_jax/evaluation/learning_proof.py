@@ -1,10 +1,17 @@
-"""Evaluation helpers for the proof scripts: a trained network's moves (greedy search or raw
-policy), its results against a random player, and its value accuracy on the perfect-play
-sets (``benchmark_sets.SETS``); the goals of the Othello and Quoridor proofs by board size."""
+"""What the learning proofs measure of a trained network (``alphazero-judge tic_tac_toe``,
+``connect_four`` and ``baselines``): its moves (a noise-free search or the raw policy), its
+share of optimal moves in every Tic-Tac-Toe position, its results against an agent, its
+value accuracy on the perfect-play sets (``benchmark_sets.SETS``), and the goals of the
+Othello and Quoridor proofs by board size.
+
+``run`` is what ``agents.pretrained.restore`` returns: a run, one of its checkpoints or an
+exported agent's folder (``game``, ``config``, ``apply_fn``, ``variables``, ``iteration``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import jax
 import numpy as np
@@ -12,6 +19,7 @@ import numpy as np
 from alphazero_jax import agents, games, networks
 from alphazero_jax.evaluation import arena, perfect_play
 from alphazero_jax.solvers import benchmark_sets
+from alphazero_jax.solvers import tic_tac_toe as oracle
 from alphazero_jax.types import Agent
 
 
@@ -20,6 +28,7 @@ def _simulations(run, simulations: int) -> int:
 
 
 def describe_search(run, simulations: int) -> str:
+    """``"<policy>, <n> simulations"``: the search ``simulations`` stands for (0: the run's)."""
     return f"{run.config.search.policy}, {_simulations(run, simulations)} simulations"
 
 
@@ -66,6 +75,35 @@ def play_against(
         "draw": total.draws / num_games,
         "loss": total.losses / num_games,
     }
+
+
+class OptimalMoves(NamedTuple):
+    """The share of Tic-Tac-Toe positions in which a network's move is optimal."""
+
+    positions: int  # every reachable position that is not over: 4,520
+    search: dict[int, float]  # simulations (0: the run's own) -> share with search
+    raw_policy: float  # the share with the raw policy (argmax of the legal logits)
+
+
+def optimal_moves(run, simulations: Sequence[int], key) -> OptimalMoves:
+    """A Tic-Tac-Toe network's moves against the perfect oracle (``solvers.tic_tac_toe``)
+    in each reachable position that is not over: with a noise-free search of each of
+    ``simulations`` (0: the run's own), and with the raw policy.
+
+    Raises:
+      ValueError: a run of another game.
+    """
+    if run.game.name != "tic_tac_toe":
+        raise ValueError(f"expected a tic_tac_toe run; got one of {run.game.name}.")
+    boards = [b for b in oracle.reachable_positions() if not oracle.is_over(b)]
+    states = games.replay_batch(run.game, [oracle.moves_to(b) for b in boards])
+    optimal = [oracle.optimal_moves(b) for b in boards]
+
+    def share(moves) -> float:
+        return float(np.mean([a in best for a, best in zip(np.asarray(moves), optimal)]))
+
+    searched = {n: share(search_moves(run, states, key, n)) for n in simulations}
+    return OptimalMoves(len(boards), searched, share(raw_policy_moves(run, states)))
 
 
 def value_accuracy(run, set_name: str) -> dict[str, float]:

@@ -1,14 +1,14 @@
 r"""Proof that a trained Othello or Quoridor run learned: it against its game's baselines.
 
-    python -m experiments.strength.learning_proof.baselines --workdir=runs/othello_6x6 \
+    alphazero-judge baselines --workdir=runs/othello_6x6 \
         --games=400 --simulations=0,128
-    python -m experiments.strength.learning_proof.baselines --workdir=runs/quoridor_5x5
+    alphazero-judge baselines --workdir=runs/quoridor_5x5
 
 The game is the run's. Othello's baselines are random, its greedy player
 (``greedy:flips``) and alpha-beta on its heuristic at depths 2 to 4; Quoridor's are random,
 ``greedy:path`` and minimax on the shortest-path race. The run plays ``--games`` against
 each, colours swapped in pairs after two random opening plies, against the goals of
-``network_measures.BASELINE_GOALS`` for the run's board size (Othello 6x6: the learning
+``learning_proof.BASELINE_GOALS`` for the run's board size (Othello 6x6: the learning
 proof; 8x8: the full-size agent's; Quoridor 5x5, 9x9); a goal of None is reported only.
 ``--opponents`` plays a subset; ``--seed`` plays other games (other openings and tie-breaks)
 to see how much a result moves with them.
@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import time
 
-from absl import app, flags
+from absl import flags
 
-from alphazero_jax.cli import (
-    common as cli,
-)
 from alphazero_jax.cli import (
     host_devices,  # noqa: F401  (first: before JAX starts)
 )
 
 # isort: split
-from experiments.strength.learning_proof import common
+from alphazero_jax.cli import common as cli
+from alphazero_jax.cli.judge import _common as common
 
 _WORKDIR = common.define_workdir()
 _GAMES = common.define_games()
@@ -45,26 +43,26 @@ def main(argv: list[str]) -> None:
     cli.begin(argv)
     import jax
 
-    from experiments.strength import network_measures
+    from alphazero_jax.evaluation import learning_proof
 
     run = common.restore(_WORKDIR.value)
-    if run.game.name not in network_measures.BASELINE_GOALS:
+    if run.game.name not in learning_proof.BASELINE_GOALS:
         cli.fail(
             f"--workdir={_WORKDIR.value}: expected a run of "
-            f"{', '.join(network_measures.BASELINE_GOALS)}, got one of {run.game.name} "
-            "(learning_proof.connect_four and learning_proof.tic_tac_toe judge theirs)."
+            f"{', '.join(learning_proof.BASELINE_GOALS)}, got one of {run.game.name} "
+            "(alphazero-judge connect_four and alphazero-judge tic_tac_toe judge theirs)."
         )
     try:
-        goals = network_measures.goals_for(run.game, _OPPONENTS.value)
+        goals = learning_proof.goals_for(run.game, _OPPONENTS.value)
     except ValueError as error:
         cli.fail(f"--opponents: {error}")
     title = run.game.name.title()
     print(f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
     for simulations in (int(s) for s in _SIMULATIONS.value):
-        described = network_measures.describe_search(run, simulations)
+        described = learning_proof.describe_search(run, simulations)
         for opponent, goal in goals.items():
             started = time.monotonic()
-            result = network_measures.play_against(
+            result = learning_proof.play_against(
                 run,
                 opponent,
                 _GAMES.value,
@@ -82,5 +80,10 @@ def main(argv: list[str]) -> None:
             )
 
 
+def run() -> None:
+    """``alphazero-judge baselines``."""
+    cli.run(main, __name__)
+
+
 if __name__ == "__main__":
-    app.run(main)
+    run()

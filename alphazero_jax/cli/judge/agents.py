@@ -1,6 +1,6 @@
 r"""Connect Four agents against perfect play: mistake rates on the perfect-play sets.
 
-    python -m experiments.strength.perfect_play.agents \
+    alphazero-judge agents \
         --agents=random,greedy,minimax:4,az:runs/connect_four [--sets=Random_Play]
 
 For each agent and set it prints the mistake rate with its 95% Wilson interval, and for
@@ -15,12 +15,14 @@ import os
 
 from absl import flags
 
-if __name__ == "__main__":
-    from alphazero_jax.cli import host_devices  # noqa: F401  (first: before JAX starts)
+from alphazero_jax.cli import (
+    host_devices,  # noqa: F401  (first: before JAX starts)
+)
 
+# isort: split
 from alphazero_jax import agents
 from alphazero_jax.cli import common as cli
-from experiments.strength.perfect_play import common
+from alphazero_jax.cli.judge import _common as common
 
 _AGENTS = flags.DEFINE_list(
     "agents", ["random", "greedy", "minimax:4"], f"Agents to judge. {agents.spec_help()}"
@@ -38,10 +40,7 @@ def main(argv: list[str]) -> None:
     labels = common.labels(_SETS.value, _POSITIONS.value)
     rows, records = {}, {}
     for spec in _AGENTS.value:
-        try:
-            agent, value_fn = common.agent_of(game, spec)
-        except (ValueError, FileNotFoundError) as error:  # a bad spec, an unreadable run
-            cli.fail(error)
+        agent, value_fn = common.agent_of(game, spec)  # a bad spec ends it in one line
         print(f"{agent.name}:", flush=True)
         results = common.judge(
             game, agent, labels, value_fn, seed=_SEED.value, batch_size=_BATCH.value
@@ -58,5 +57,10 @@ def main(argv: list[str]) -> None:
     print(f"\nWrote {_OUTPUT.value}/mistakes.md and mistakes.json")
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """``alphazero-judge agents``."""
     cli.run(main, __name__)
+
+
+if __name__ == "__main__":
+    run()

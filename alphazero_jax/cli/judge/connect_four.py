@@ -1,6 +1,6 @@
 r"""Proof that a trained Connect Four run learned, judged against exact references.
 
-    python -m experiments.strength.learning_proof.connect_four --workdir=runs/connect_four
+    alphazero-judge connect_four --workdir=runs/connect_four
 
 Evaluates the run: its win rate against a uniformly random player (``--games``, half as
 first player, with the first of ``--simulations``) and its value head's win/draw/loss
@@ -10,17 +10,13 @@ Random-Play), whose exact scores give the labels.
 
 from __future__ import annotations
 
-from absl import app
-
-from alphazero_jax.cli import (
-    common as cli,
-)
 from alphazero_jax.cli import (
     host_devices,  # noqa: F401  (first: before JAX starts)
 )
 
 # isort: split
-from experiments.strength.learning_proof import common
+from alphazero_jax.cli import common as cli
+from alphazero_jax.cli.judge import _common as common
 
 _WORKDIR = common.define_workdir()
 _GAMES = common.define_games()
@@ -31,26 +27,31 @@ def main(argv: list[str]) -> None:
     cli.begin(argv)
     import jax
 
+    from alphazero_jax.evaluation import learning_proof
     from alphazero_jax.solvers import benchmark_sets
-    from experiments.strength import network_measures
 
     run = common.restore(_WORKDIR.value, "connect_four")
     print(f"Connect Four run {_WORKDIR.value}: iteration {run.iteration}")
     simulations = int(_SIMULATIONS.value[0])  # the first setting: the run's own by default
-    result = network_measures.play_random(run, _GAMES.value, jax.random.key(0), simulations)
+    result = learning_proof.play_random(run, _GAMES.value, jax.random.key(0), simulations)
     print(
-        f"vs random ({network_measures.describe_search(run, simulations)}, {_GAMES.value} "
+        f"vs random ({learning_proof.describe_search(run, simulations)}, {_GAMES.value} "
         f"games, half as first player): won {result['win']:.1%}, drew {result['draw']:.1%}, "
         f"lost {result['loss']:.1%}"
     )
     print(f"{'Set':<28} {'W/D/L accuracy':>15} {'sign on decisive':>17}")
     for set_name, label in benchmark_sets.SETS.items():
-        accuracy = network_measures.value_accuracy(run, set_name)
+        accuracy = learning_proof.value_accuracy(run, set_name)
         print(
             f"{set_name + ' (' + label + ')':<28} {accuracy['three_way']:>15.1%} "
             f"{accuracy['decisive_sign']:>17.1%}"
         )
 
 
+def run() -> None:
+    """``alphazero-judge connect_four``."""
+    cli.run(main, __name__)
+
+
 if __name__ == "__main__":
-    app.run(main)
+    run()

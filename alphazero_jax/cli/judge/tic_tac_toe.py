@@ -1,7 +1,6 @@
 r"""Proof that training learns Tic-Tac-Toe, judged against a perfect oracle.
 
-    python -m experiments.strength.learning_proof.tic_tac_toe --workdir=runs/ttt_proof \
-        --minutes=10
+    alphazero-judge tic_tac_toe --workdir=runs/ttt_proof --minutes=10
 
 Trains the default Tic-Tac-Toe config for at most ``--minutes`` and then checks the agent's
 move in each of the 4,520 reachable positions that are not over against a perfect minimax
@@ -14,17 +13,15 @@ from __future__ import annotations
 
 import time
 
-from absl import app, flags
+from absl import flags
 
-from alphazero_jax.cli import (
-    common as cli,
-)
 from alphazero_jax.cli import (
     host_devices,  # noqa: F401  (first: before JAX starts)
 )
 
 # isort: split
-from experiments.strength.learning_proof import common
+from alphazero_jax.cli import common as cli
+from alphazero_jax.cli.judge import _common as common
 
 _WORKDIR = common.define_workdir()
 _MINUTES = flags.DEFINE_float("minutes", 10.0, "The training time budget.")
@@ -34,12 +31,10 @@ _SIMULATIONS = common.define_simulations()
 def main(argv: list[str]) -> None:
     cli.begin(argv)
     import jax
-    import numpy as np
 
-    from alphazero_jax import configs, games
-    from alphazero_jax.solvers import tic_tac_toe as oracle
+    from alphazero_jax import configs
+    from alphazero_jax.evaluation import learning_proof
     from alphazero_jax.training import train
-    from experiments.strength import network_measures
 
     workdir = _WORKDIR.value
     if common.is_snapshot(workdir):
@@ -51,20 +46,20 @@ def main(argv: list[str]) -> None:
         train.train_and_evaluate(config, workdir)
         how = f"trained {(time.monotonic() - started) / 60:.1f} min on {jax.devices()}"
     run = common.restore(workdir, "tic_tac_toe")
-    boards = [b for b in oracle.reachable_positions() if not oracle.is_over(b)]
-    states = games.replay_batch(run.game, [oracle.moves_to(b) for b in boards])
-    optimal = [oracle.optimal_moves(b) for b in boards]
-    raw = np.asarray(network_measures.raw_policy_moves(run, states))
+    simulations = [int(s) for s in _SIMULATIONS.value]
+    judged = learning_proof.optimal_moves(run, simulations, jax.random.key(0))
     print(f"Tic-Tac-Toe: {workdir}, iteration {run.iteration}, {how}")
-    print(f"positions checked: {len(boards)} (every reachable position that is not over)")
-    for simulations in (int(s) for s in _SIMULATIONS.value):
-        moves = network_measures.search_moves(run, states, jax.random.key(0), simulations)
-        rate = np.mean([a in best for a, best in zip(np.asarray(moves), optimal)])
-        described = network_measures.describe_search(run, simulations)
+    print(f"positions checked: {judged.positions} (every reachable position that is not over)")
+    for number, rate in judged.search.items():
+        described = learning_proof.describe_search(run, number)
         print(f"optimal moves with search ({described}): {rate:.2%} (goal >= 99%)")
-    raw_rate = np.mean([a in best for a, best in zip(raw, optimal)])
-    print(f"optimal moves, raw policy: {raw_rate:.2%} (goal >= 95%)")
+    print(f"optimal moves, raw policy: {judged.raw_policy:.2%} (goal >= 95%)")
+
+
+def run() -> None:
+    """``alphazero-judge tic_tac_toe``."""
+    cli.run(main, __name__)
 
 
 if __name__ == "__main__":
-    app.run(main)
+    run()

@@ -1,0 +1,94 @@
+r"""Exports a run's trained network as an agent: by default into the package, as the
+``az:pretrained`` agent of its game.
+
+    alphazero-export --run=runs/connect_four --command="make train"
+    alphazero-export --run=runs/connect_four --output_dir=agents
+
+Writes ``<game key>/variables.msgpack`` and ``agent.json`` (the run's game, network and
+search settings, and how it was trained) from the run's newest checkpoint (``--step`` for
+another) into ``--output_dir``, replacing the game's earlier agent there. The default
+folder is the package's ``alphazero_jax/data/agents``: commit both files to ship the agent.
+Any other folder's agent plays as ``az:<output_dir>/<game key>``.
+
+(``python -m experiments.export_agent`` in a checkout runs the same ``main``.)
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+from absl import flags
+
+# First, before JAX starts: the machine written into agent.json then counts the host
+# devices that training offered (--host_devices, the same default), not one.
+from alphazero_jax.cli import host_devices  # noqa: F401
+
+# isort: split
+from alphazero_jax.cli import common as cli
+
+_RUN = flags.DEFINE_string("run", None, "The run directory to export.", required=True)
+_STEP = flags.DEFINE_integer("step", None, "The checkpoint (iteration); default: newest.")
+_COMMAND = flags.DEFINE_string("command", "", "The command that trained the run.")
+_MACHINE = flags.DEFINE_string(
+    "machine", "", "The machine that trained it (default: the machines the run recorded)."
+)
+_COMMIT = flags.DEFINE_string(
+    "commit", None, "The source's commit it was trained with (default: this checkout's HEAD)."
+)
+_OUTPUT = flags.DEFINE_string(
+    "output_dir",
+    None,
+    "Where the agent's folder goes (default: the package's data/agents, as az:pretrained).",
+)
+_COMPLETE = flags.DEFINE_bool(
+    "require_complete", False, "Refuse a run stopped before its last iteration (recipes)."
+)
+
+
+def _head() -> str:
+    """This checkout's commit, with ``+changes`` when its files differ from it; "" outside
+    a git checkout."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "HEAD")
+    return commit + (
+        "+changes" if commit and git("status", "--porcelain", "--", "alphazero_jax") else ""
+    )
+
+
+def main(argv: list[str]) -> None:
+    cli.begin(argv)
+    import pathlib
+
+    from alphazero_jax.agents import pretrained
+
+    folder = None
+    if _OUTPUT.value is not None:
+        folder = pathlib.Path(cli.writable_directory(_OUTPUT.value, "output_dir"))
+    try:
+        path = pretrained.export(
+            _RUN.value,
+            step=_STEP.value,
+            folder=folder,
+            command=_COMMAND.value,
+            machine=_MACHINE.value,
+            commit=_head() if _COMMIT.value is None else _COMMIT.value,
+            require_complete=_COMPLETE.value,
+        )
+    except (FileNotFoundError, ValueError) as error:
+        cli.fail(error)
+    size = sum(f.stat().st_size for f in path.iterdir()) / 1024
+    plays = "az:pretrained" if folder is None else f"az:{path}"
+    print(f"Wrote {path} ({size:.0f} KiB); {plays} now plays it.")
+
+
+def run() -> None:
+    """The ``alphazero-export`` console script."""
+    cli.run(main, __name__)
+
+
+if __name__ == "__main__":
+    run()

@@ -29,7 +29,9 @@ tests/repository/test_docs.py runs their python blocks. What each kind of span m
   `--config.<key>` a key of the config that `--config=<file>[:<preset>]` names
   (`--config.<key>`, a placeholder, names none).
 - an installed program (`alphazero-train --workdir=...`, pyproject.toml's
-  `[project.scripts]`): its flags, as for the module its function is in.
+  `[project.scripts]`): its flags, as for the module its function is in; a program whose
+  function is in a package runs one of its public modules, named first
+  (`alphazero-judge agents --agents=...`): the module exists and defines the flags.
 - a flag on its own (`--opening_moves=0`): some entry point defines it.
 - `make <target> VAR=...`: the Makefile defines the target and the variable; `*_ARGS`
   holds flags of the entry point that the target's recipe runs, checked as above.
@@ -511,10 +513,32 @@ def check_command(span: Span, make_text: str) -> list[str]:
     if len(words) >= 3 and re.search(r"python3?$", words[0]) and words[1] == "-m":
         return check_entry(words[2], words[3:])
     if words and words[0] in console_scripts():
-        return check_entry(console_scripts()[words[0]], words[1:], program=words[0])
+        return check_program(words[0], words[1:])
     if words[:1] == ["make"]:
         return check_make(words[1:], make_text)
     return []
+
+
+def subcommands(module: str) -> tuple[str, ...]:
+    """The subcommands of a program whose function is in a package (``alphazero-judge``:
+    ``agents``, ``checkpoints``, ...): its public modules; none for a plain module."""
+    path = module_files().get(module)
+    if path is None or path.name != "__init__.py":
+        return ()
+    parts = [name.rpartition(".") for name in module_files()]
+    return tuple(sorted(last for parent, _, last in parts if parent == module and last[0] != "_"))
+
+
+def check_program(program: str, arguments: list[str]) -> list[str]:
+    """An installed program with its arguments: its subcommand, if it has them and one is
+    named first, and the flags."""
+    module, commands = console_scripts()[program], subcommands(console_scripts()[program])
+    if not commands or not arguments or arguments[0].startswith("-") or "<" in arguments[0]:
+        return check_entry(module, arguments, program=program)
+    if arguments[0] not in commands:
+        return [f"{program} has no subcommand {arguments[0]!r} (it has {', '.join(commands)})"]
+    named = f"{program} {arguments[0]}"
+    return check_entry(f"{module}.{arguments[0]}", arguments[1:], program=named)
 
 
 def _accepts(defined: dict[str, str], name: str) -> bool:
@@ -592,9 +616,12 @@ def check_make(words: list[str], make_text: str) -> list[str]:
 
 @functools.cache
 def all_flags() -> dict[str, str]:
-    """Every flag some entry point accepts."""
+    """Every flag some entry point or installed program (or its subcommand) accepts."""
+    modules = list(entry_points())
+    for module in console_scripts().values():
+        modules += [module, *(f"{module}.{command}" for command in subcommands(module))]
     flags = {}
-    for module in entry_points():
+    for module in modules:
         flags |= entry_flags(module)
     return flags
 
@@ -780,6 +807,8 @@ $ make no_such_target
 
 `alphazero-play --game=connect_four --colour=red`, `--config.<key>=<value>`.
 [a notebook](tutorials/play.ipynb), [a missing one](tutorials/missing.ipynb)
+`alphazero-judge agents --runs=a`, `alphazero-judge nope`, `alphazero-judge curves --runs=a`,
+`alphazero-judge <judgment> --help`, `alphazero-judge`.
 """
 
 
@@ -791,6 +820,8 @@ def test_check_readme__reads_console_blocks_programs_roles_and_docs_links():
         ("page.md:8:", "make no_such_target", "no target 'no_such_target'"),
         ("page.md:11:", "alphazero-play", "no flag --colour"),
         ("page.md:12:", "tutorials/missing.ipynb", "no such file"),
+        ("page.md:13:", "alphazero-judge agents", "alphazero-judge agents defines no flag --runs"),
+        ("page.md:13:", "alphazero-judge nope", "no subcommand 'nope' (it has agents, "),
     ]
     for where, span, what in expected:
         assert [p for p in problems if p.startswith(where) and span in p and what in p], (

@@ -1,0 +1,78 @@
+r"""Compares training settings: arms x seeds, the same budget each, every checkpoint judged.
+
+    alphazero-compare --output=runs/compare_ttt --seeds=0,1 --iterations=30 \
+        --arm="base=tic_tac_toe:default" \
+        --arm="wide=tic_tac_toe:default --config.search.c_puct=2.5"
+
+(``python -m alphazero_jax.cli.compare`` is the same program.) An arm is
+``NAME=GAME:PRESET`` (or ``NAME=FILE.py[:ARG]``) followed by ``--config.KEY=VALUE``
+overrides, as ``alphazero-train`` takes them. The budget is ``--minutes`` of training time
+(self-play and learner, compilation left out) or ``--iterations``. The units (arm, seed)
+take turns in slices of ``--slice_minutes``, the least-trained first, and each unit's new
+checkpoints are judged between slices (``--judges``: perfect play for Connect Four, the
+oracle for Tic-Tac-Toe, an anchor ladder for any game). Out come ``report.md``, curves
+(``curves.csv``, ``curves.json``, ``curves_*.png``) with 95% intervals over seeds and
+positions, tables at equal time and equal iterations, and each arm's paired verdict against
+the first arm; the report is printed too. Rerunning the same command continues where it
+stopped; another plan for the same ``--output`` is refused. A bad flag or arm prints one
+line, ``error: ...``, and exits with status 2 (docs/compare.md).
+"""
+
+from __future__ import annotations
+
+from alphazero_jax.cli import (
+    host_devices,  # noqa: F401  (first: before JAX starts)
+)
+
+# isort: split
+from alphazero_jax.cli import common as cli
+from alphazero_jax.cli import compare_flags
+
+_FLAGS = compare_flags.define()
+
+
+def main(argv: list[str]) -> None:
+    cli.begin(argv)
+    from alphazero_jax.compare import arms, judges, report, runner
+    from alphazero_jax.compare import plan as plans
+
+    try:
+        plan, game, base = compare_flags.read_plan(_FLAGS)
+    except (arms.ArmError, ValueError) as error:
+        cli.fail(error)
+    output = cli.writable_directory(_FLAGS.output.value, "output")
+    different = plans.read_or_write(output, plan)
+    if different:
+        cli.fail(different)
+    ratings = None
+    if judges.LADDER in plan.judges:
+        ratings = compare_flags.anchor_ratings(output, plan, game)
+    from alphazero_jax.training import train
+
+    print(f"Comparing {len(plan.arms)} arms x {len(plan.seeds)} seeds in {output}: "
+          f"{plan.budget.describe()} each, judged by {', '.join(plan.judges)}")  # fmt: skip
+    try:
+        done = runner.run(
+            plan,
+            output,
+            config_fn=compare_flags.build_config,
+            train_fn=train.train_and_evaluate,
+            judge_fn=runner.make_judge_fn(plan),
+            max_slices=_FLAGS.max_slices.value,
+        )
+    except KeyboardInterrupt:
+        print("Interrupted; run the same command to go on.")
+        done = False
+    print(report.write(output, plan, ratings))
+    if not done:
+        print("(not finished: the report covers what is judged so far)")
+    del base
+
+
+def run() -> None:
+    """The ``alphazero-compare`` console script."""
+    cli.run(main, __name__)
+
+
+if __name__ == "__main__":
+    run()

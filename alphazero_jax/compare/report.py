@@ -1,0 +1,263 @@
+"""The report of a comparison: curves with 95% intervals, tables at equal training time
+and at equal iterations, and a paired verdict of every arm against the first.
+
+A curve's point at ``x`` (minutes of training, or iterations) takes, for each seed, its
+newest judged checkpoint at or before ``x`` (for time, with half a typical iteration of
+slack: a slice stops at the end of an iteration), and is drawn where every seed has one.
+Its value is the mean over seeds and items with the interval of ``stats`` (the bootstrap
+over seeds and positions); for the ladder it is the Elo fitted on every seed's games
+against the anchors' fixed ratings, with +-1.96 standard errors of that fit.
+
+Equal time is the least final training time of any unit, equal iterations the least final
+iteration; there, each arm is set against the first on the same seeds and items
+(``stats.paired``: the exact McNemar / sign test and the bootstrap interval of the
+difference).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from alphazero_jax.compare import judges as judging
+from alphazero_jax.compare import plan as plans
+from alphazero_jax.compare import stats, timing
+from alphazero_jax.training import run_logging
+
+AXES = ("minutes", "iteration")
+SIGNIFICANCE = 0.05
+
+
+class Point(NamedTuple):
+    """A judged checkpoint of one unit."""
+
+    iteration: int
+    minutes: float
+    measures: dict[str, judging.Measure]
+
+
+def load_points(output: str, plan: plans.Plan) -> dict[tuple[str, int], list[Point]]:
+    """Every unit's judged checkpoints, oldest first, with their minutes of training."""
+    points = {}
+    for arm, seed in plan.units():
+        name = plans.unit_name(arm, seed)
+        history = run_logging.read_metrics(plans.run_dir(output, arm, seed))
+        seconds = timing.training_seconds(history, plans.slice_starts(output, name))
+        found = {}
+        for record in plans.read_lines(plans.judged_path(output, arm, seed)):
+            step = record["iteration"]
+            spent = max((s for i, s in seconds.items() if i <= step), default=0.0)
+            measures = {m["name"]: judging.Measure.from_dict(m) for m in record["measures"]}
+            found[step] = Point(step, spent / 60, measures)
+        points[arm.name, seed] = [found[step] for step in sorted(found)]
+    return points
+
+
+def at(points: Sequence[Point], axis: str, x: float, slack: float = 0.0) -> Point | None:
+    """The newest point at or before ``x`` (+ ``slack``) on ``axis``; None if none."""
+    chosen = [p for p in points if getattr(p, axis) <= x + slack]
+    return chosen[-1] if chosen else None
+
+
+def summarise(
+    measures: Sequence[judging.Measure], ratings: dict | None
+) -> tuple[float, float, float]:
+    """``(value, low, high)`` of one measure over seeds (a ``Measure`` each)."""
+    first = measures[0]
+    if first.name == judging.LADDER:
+        pooled = first._replace(
+            values="".join(m.values for m in measures),
+            groups=tuple(g for m in measures for g in m.groups),
+        )
+        rating = judging.ladder_rating(pooled, ratings)
+        return (
+            rating.rating,
+            rating.rating - 1.96 * rating.stderr,
+            rating.rating + 1.96 * rating.stderr,
+        )
+    rows = np.stack([m.array() for m in measures])
+    low, high = stats.bootstrap_interval(rows)
+    return float(rows.mean()), low, high
+
+
+def measure_names(points: dict) -> list[str]:
+    names = {}
+    for unit_points in points.values():
+        for point in unit_points:
+            names.update(dict.fromkeys(point.measures))
+    return list(names)
+
+
+def curves(plan, points, ratings, slack_minutes: float) -> list[dict]:
+    """The curve rows: measure, arm, axis, x, value, low, high, seeds."""
+    rows = []
+    for name in measure_names(points):
+        for arm in plan.arms:
+            units = [points[arm.name, seed] for seed in plan.seeds]
+            for axis in AXES:
+                slack = slack_minutes if axis == "minutes" else 0.0
+                grid = sorted({getattr(p, axis) for u in units for p in u})
+                for x in grid:
+                    chosen = [at(u, axis, x, slack) for u in units]
+                    if any(c is None or name not in c.measures for c in chosen):
+                        continue
+                    value, low, high = summarise([c.measures[name] for c in chosen], ratings)
+                    rows.append(dict(measure=name, arm=arm.name, axis=axis, x=x, value=value,
+                                     low=low, high=high, seeds=len(chosen)))  # fmt: skip
+    return rows
+
+
+class Comparison(NamedTuple):
+    """Where the arms are compared: ``axis`` at ``x``, and the rows there."""
+
+    axis: str
+    x: float
+    rows: list[dict]  # measure, arm, value, low, high, and vs the first arm: the paired test
+
+
+def compare_at(plan, points, ratings, axis: str, x: float, slack: float) -> Comparison:
+    rows = []
+    for name in measure_names(points):
+        chosen = {
+            arm.name: [at(points[arm.name, seed], axis, x, slack) for seed in plan.seeds]
+            for arm in plan.arms
+        }
+        reference = plan.arms[0].name
+        for arm in plan.arms:
+            picked = chosen[arm.name]
+            if any(p is None or name not in p.measures for p in picked):
+                continue
+            measures = [p.measures[name] for p in picked]
+            value, low, high = summarise(measures, ratings)
+            row = dict(measure=name, arm=arm.name, value=value, low=low, high=high,
+                       better=measures[0].better,
+                       iterations=[p.iteration for p in picked],
+                       minutes=[float(f"{p.minutes:.3g}") for p in picked])  # fmt: skip
+            base = chosen[reference]
+            if arm.name != reference and all(p is not None and name in p.measures for p in base):
+                a = np.stack([p.measures[name].array() for p in base])
+                b = np.stack([m.array() for m in measures])
+                if a.shape == b.shape:
+                    row["paired"] = stats.paired(a, b)._asdict()
+            rows.append(row)
+    return Comparison(axis, x, rows)
+
+
+def verdict(row: dict, reference: str) -> str:
+    """One line: the arm against the reference, its difference, interval and p-value."""
+    paired = row.get("paired")
+    if paired is None:
+        return ""
+    difference, (low, high), p = paired["difference"], paired["interval"], paired["p_value"]
+    improves = difference < 0 if row["better"] == "lower" else difference > 0
+    if p < SIGNIFICANCE and (low > 0 or high < 0):
+        word = "better than" if improves else "worse than"
+    else:
+        word = "not distinguishable from"
+    return (
+        f"{row['arm']} {word} {reference}: {difference:+.1%} [{low:+.1%}, {high:+.1%}], "
+        f"exact sign/McNemar p = {p:.3g} ({paired['a_higher']} vs {paired['b_higher']} "
+        f"discordant of {paired['items']})"
+    )
+
+
+def _value(name: str, value: float) -> str:
+    return f"{value:.0f}" if name == judging.LADDER else f"{value:.1%}"
+
+
+def table(comparison: Comparison, reference: str) -> str:
+    """Markdown: a row per measure and arm at ``comparison``'s point, with the verdict."""
+    unit = "minutes" if comparison.axis == "minutes" else "iterations"
+    lines = [
+        f"At equal {'training time' if unit == 'minutes' else 'iterations'}: "
+        f"{comparison.x:.3g} {unit}",
+        "",
+        "| measure | arm | value [95%] | iterations | minutes | against the first arm |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in comparison.rows:
+        name = row["measure"]
+        low, high = _value(name, row["low"]), _value(name, row["high"])
+        interval = f"{_value(name, row['value'])} [{low}, {high}]"
+        lines.append(
+            f"| {name} | {row['arm']} | {interval} | {row['iterations']} | {row['minutes']} "
+            f"| {verdict(row, reference)} |"
+        )
+    return "\n".join(lines)
+
+
+def curve_text(rows: list[dict], *, max_rows: int = 8) -> str:
+    """The curves against training time as text, at most ``max_rows`` points an arm."""
+    lines = []
+    for name in dict.fromkeys(r["measure"] for r in rows):
+        lines.append(f"{name} against minutes of training (mean [95% interval] over seeds):")
+        for arm in dict.fromkeys(r["arm"] for r in rows):
+            mine = [r for r in rows if r["measure"] == name and r["arm"] == arm
+                    and r["axis"] == "minutes"]  # fmt: skip
+            keep = np.unique(np.linspace(0, len(mine) - 1, min(max_rows, len(mine))).round())
+            cells = [
+                f"{mine[int(k)]['x']:.3g}: {_value(name, mine[int(k)]['value'])}"
+                f" [{_value(name, mine[int(k)]['low'])}, {_value(name, mine[int(k)]['high'])}]"
+                for k in keep
+            ]
+            lines.append(f"  {arm:<12} " + "; ".join(cells))
+    return "\n".join(lines)
+
+
+def final_points(points) -> tuple[float, int]:
+    """The least final minutes and the least final iteration of any unit."""
+    finals = [unit[-1] for unit in points.values() if unit]
+    return min(p.minutes for p in finals), min(p.iteration for p in finals)
+
+
+def slack_minutes(output: str, plan: plans.Plan) -> float:
+    """Half the largest typical iteration of any unit, in minutes."""
+    typical = [
+        timing.typical_iteration(
+            run_logging.read_metrics(plans.run_dir(output, arm, seed)),
+            plans.slice_starts(output, plans.unit_name(arm, seed)),
+        )
+        for arm, seed in plan.units()
+    ]
+    return max(typical) / 120
+
+
+def write(output: str, plan: plans.Plan, ratings: dict | None) -> str:
+    """Writes ``curves.csv``, ``curves.json``, ``report.md`` and a figure per measure
+    (``curves_<measure>.png``) into ``output``; returns the report's text."""
+    import csv
+
+    from alphazero_jax.compare import plots
+
+    points = load_points(output, plan)
+    if not any(points.values()):
+        return "Nothing judged yet."
+    slack = slack_minutes(output, plan)
+    rows = curves(plan, points, ratings, slack)
+    with open(os.path.join(output, "curves.csv"), "w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    plans.write_json(os.path.join(output, "curves.json"), rows)
+    figures = plots.draw(rows, output)
+    minutes, iteration = final_points(points)
+    reference = plan.arms[0].name
+    comparisons = [
+        compare_at(plan, points, ratings, "minutes", minutes, slack),
+        compare_at(plan, points, ratings, "iteration", iteration, 0.0),
+    ]
+    text = "\n\n".join(
+        [
+            f"# Comparison: {', '.join(a.name for a in plan.arms)} on seeds "
+            f"{', '.join(map(str, plan.seeds))}, {plan.budget.describe()} each",
+            curve_text(rows),
+            *(table(c, reference) for c in comparisons),
+            "Figures: " + ", ".join(figures),
+        ]
+    )
+    with open(os.path.join(output, "report.md"), "w") as file:
+        file.write(text + "\n")
+    return text

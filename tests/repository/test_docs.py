@@ -273,6 +273,46 @@ def test_notebook_links__point_at_the_builds_copies():
     assert generated.link_notebooks_to_copies(page, elsewhere) == elsewhere
 
 
+# A citation by author and year: "Wu (2019)", "Danihelka et al., 2022", "Vodopivec & Šter
+# (2014)", "Silver et al. (2017, 2018)" (each year counts).
+CITATION = re.compile(
+    r"\b([A-Z][\w-]+(?: et al\.| (?:&|and) [A-Z\u00c0-\u017f][\w-]+)?)(?: \(|, )"
+    r"((?:19|20)\d\d(?:, (?:19|20)\d\d)*)\b(?!-\d)"
+)
+
+
+def _citations(text: str) -> set[tuple[str, str]]:
+    """``(author, year)`` of each citation in ``text``, "and" written "&"."""
+    return {
+        (author.replace(" and ", " & "), year)
+        for author, years in CITATION.findall(text)
+        for year in years.split(", ")
+    }
+
+
+def test_references__list_every_work_the_pages_cite():
+    listed = _citations(
+        "\n".join(re.findall(r"^- ([^:]+):", (DOCS / "references.md").read_text(), re.M))
+    )
+    cited = {}
+    for page in (ROOT / "README.md", *pages()):
+        if page.name != "references.md":
+            for work in _citations(page.read_text()):
+                cited.setdefault(work, str(page.relative_to(ROOT)))
+    missing = [
+        f"{a} ({y}), cited in {page}" for (a, y), page in cited.items() if (a, y) not in listed
+    ]
+    assert not missing, f"cited but not in docs/references.md: {sorted(missing)}"
+    assert _citations(
+        "as Wu (2019) and Vodopivec and Šter, 2014 say (Silver et al., 2017, 2018)"
+    ) == {
+        ("Wu", "2019"),
+        ("Vodopivec & Šter", "2014"),
+        ("Silver et al.", "2017"),
+        ("Silver et al.", "2018"),
+    }
+
+
 def test_configuration_reference__documents_every_key_of_every_preset():
     documented = set(re.findall(r"^\| `([\w.]+)` \|", _generated().settings_markdown(), re.M))
     for game in configs.available():

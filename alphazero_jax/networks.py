@@ -1,10 +1,14 @@
-"""The AlphaZero network: a residual convolutional trunk with a policy head and a value head.
+"""The networks: a registry of network kinds, and the AlphaZero ResNet registered in it.
 
-``make_network(game, ...)`` builds the Flax module, initialises it, and returns a pure
-``apply_fn`` together with the initial variables; no module object reaches the caller. The
-value is from the point of view of the player to move, as are the observations.
+``make(game, kind=..., **settings)`` builds a registered kind's Flax module, initialises it,
+and returns a pure ``apply_fn`` together with the initial variables; no module object
+reaches the caller. ``register(name, make_module)`` adds a network of one's own (any Flax
+module whose output is policy logits, a value and named auxiliary outputs); the ResNet is
+the kind ``"resnet"`` (``make_resnet``; ``make_network`` builds it). The value is from the
+point of view of the player to move, as are the observations.
 
-Layout (AlphaZero, at a smaller scale)::
+The ResNet's layout (AlphaZero, at a smaller scale)::
+
 
   stem:      3x3 conv -> norm -> activation
   blocks x:  3x3 conv -> norm -> activation -> 3x3 conv -> norm -> (+ input) -> activation
@@ -15,6 +19,7 @@ Layout (AlphaZero, at a smaller scale)::
 
 from __future__ import annotations
 
+import inspect
 import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -23,7 +28,6 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from alphazero_jax.configs.settings import default
 from alphazero_jax.types import Array, Game
 
 Variables = dict[str, Any]  # Flax variables: {"params": ..., "batch_stats": ...}.
@@ -42,10 +46,13 @@ class NetworkOutput(NamedTuple):
       logits: float32[B, A], unnormalised log-probabilities over all actions (illegal ones
         included; the caller masks them).
       value: float32[B], in [-1, 1] (tanh), the expected outcome for the player to move.
+      aux: named auxiliary outputs float32[B, ...] of a network of one's own, for its loss
+        terms (``training.losses``); empty for the ResNet.
     """
 
     logits: Array
     value: Array
+    aux: dict[str, Array] = {}  # noqa: RUF012  (a pytree field; never mutated)
 
 
 COMPUTE_DTYPES = ("float32", "bfloat16")
@@ -128,34 +135,27 @@ class _ResNet(_Layers):
         return NetworkOutput(logits.astype(jnp.float32), value.astype(jnp.float32))
 
 
-def make_network(
+def make_resnet(
     game: Game,
     *,
-    channels: int = default("network.channels"),
-    blocks: int = default("network.blocks"),
-    activation: str = default("network.activation"),
-    normalization: str = default("network.normalization"),
-    value_hidden: int = default("network.value_hidden"),
-    key: jax.Array | None = None,
-) -> tuple[ApplyFn, Variables]:
-    """Builds the AlphaZero ResNet for a game and initialises its variables.
+    channels: int = 64,
+    blocks: int = 4,
+    activation: str = "relu",
+    normalization: str = "batch_norm",
+    value_hidden: int = 64,
+    compute_dtype: str = "float32",
+) -> nn.Module:
+    """The AlphaZero ResNet's Flax module for ``game`` (the ``"resnet"`` network kind).
 
     Args:
-      game: the game; fixes the observation shape ``(H, W, C)`` and the number of actions.
+      game: the game; fixes the number of actions.
       channels: convolution channels of the trunk, >= 1.
       blocks: residual blocks, >= 0.
       activation: ``"relu"`` or ``"leaky_relu"`` (negative slope 0.01).
       normalization: ``"batch_norm"`` or ``"none"``.
       value_hidden: units of the value head's hidden layer, >= 1.
-      key: PRNG key for the initial weights; ``None`` means ``jax.random.key(0)``.
-
-    Returns:
-      ``(apply_fn, variables)``. ``apply_fn(variables, observations, *, train=False)`` maps
-      float32[B, H, W, C] observations to ``(NetworkOutput, new_variables)``. With
-      ``train=True`` and batch norm, the batch's statistics normalise and
-      ``new_variables["batch_stats"]`` holds the updated running averages; otherwise the
-      running averages normalise and ``new_variables is variables``. ``variables`` holds
-      ``"params"`` and, with batch norm, ``"batch_stats"``.
+      compute_dtype: the convolutions' and dense layers' arithmetic, ``"float32"`` or
+        ``"bfloat16"`` (weights stay float32; for inference).
 
     Raises:
       ValueError: for a setting out of range or not among the accepted names.
@@ -165,42 +165,8 @@ def make_network(
     _check_count("value_hidden", value_hidden, 1)
     _check_choice("activation", activation, tuple(ACTIVATIONS))
     _check_choice("normalization", normalization, NORMALIZATIONS)
-    module, apply_fn = _make_apply_fn(
-        game, channels, blocks, activation, normalization, value_hidden
-    )
-    observation_shape = tuple(game.observation_shape)
-    key = jax.random.key(0) if key is None else key
-    dummy = jnp.zeros((1, *observation_shape), jnp.float32)
-    # Eager on purpose: op-by-op kernels are cached across calls, a jitted init is not.
-    variables = module.init(key, dummy, train=False)
-    return apply_fn, dict(variables)
-
-
-def make_inference_apply_fn(
-    game: Game,
-    *,
-    compute_dtype: str,
-    channels: int = 64,
-    blocks: int = 4,
-    activation: str = "relu",
-    normalization: str = "batch_norm",
-    value_hidden: int = 64,
-) -> ApplyFn:
-    """``make_network``'s ``apply_fn`` computing in ``compute_dtype``, for the same
-    (float32) variables: ``"bfloat16"`` halves the bytes a convolution moves and runs on
-    a GPU's or TPU's bfloat16 units; its outputs are float32 again. For inference (search,
-    self-play); the learner keeps float32."""
     _check_choice("compute_dtype", compute_dtype, COMPUTE_DTYPES)
-    settings = (channels, blocks, activation, normalization, value_hidden)
-    return _make_apply_fn(game, *settings, compute_dtype)[1]
-
-
-def _make_apply_fn(
-    game, channels, blocks, activation, normalization, value_hidden, compute_dtype="float32"
-):
-    """The module and a new apply function. Whoever jits over it (a training session, an
-    agent, an evaluator) holds the function, so that what it compiles is freed with it."""
-    module = _ResNet(
+    return _ResNet(
         activation=activation,
         normalization=normalization,
         compute_dtype=compute_dtype,
@@ -209,8 +175,207 @@ def _make_apply_fn(
         blocks=blocks,
         value_hidden=value_hidden,
     )
+
+
+# The network kinds: name -> factory ``make_module(game, **settings) -> flax.linen.Module``.
+_KINDS: dict[str, Callable[..., nn.Module]] = {"resnet": make_resnet}
+DEFAULT_KIND = "resnet"
+
+
+def register(name: str, make_module: Callable[..., nn.Module]) -> None:
+    """Adds a network of one's own, so that ``make(game, kind=name)`` and training configs
+    (``config.network.kind = name``) build it; the ResNet is registered the same way.
+
+    Args:
+      name: the kind's name, an identifier.
+      make_module: ``make_module(game, *, setting=default, ...) -> flax.linen.Module``: its
+        keyword-only arguments with literal defaults are the kind's settings (a run's
+        ``config.network`` beside ``kind``). The module's ``__call__(observations, train)``
+        maps float32[B, H, W, C] to ``NetworkOutput`` or ``(logits, value)`` or
+        ``(logits, value, aux)``: float32[B, A] logits, float32[B] values in [-1, 1] for
+        the player to move, and ``aux`` a dict of named auxiliary outputs (``[B, ...]``)
+        that loss terms read. Batch statistics, if any, live in ``"batch_stats"``.
+
+    Raises:
+      ValueError: a name already taken by another factory, or not an identifier.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"A network kind's name must be an identifier, got {name!r}.")
+    if _KINDS.get(name, make_module) is not make_module:
+        raise ValueError(
+            f"The network kind {name!r} is taken by {_KINDS[name].__module__}; choose another."
+        )
+    _KINDS[name] = make_module
+
+
+def available() -> tuple[str, ...]:
+    """The registered network kinds, sorted."""
+    return tuple(sorted(_KINDS))
+
+
+def factory(kind: str) -> Callable[..., nn.Module]:
+    """The registered factory of ``kind``.
+
+    Raises:
+      ValueError: for a kind nobody registered; the message lists those registered.
+    """
+    if kind not in _KINDS:
+        raise ValueError(
+            f"Unknown network kind {kind!r}; registered: {', '.join(available())}. A kind of "
+            "one's own is registered by networks.register in a module imported first "
+            "(a run's config.imports)."
+        )
+    return _KINDS[kind]
+
+
+def settings_of(kind: str) -> dict[str, Any]:
+    """Each setting of the network ``kind`` with its default, e.g. ``{"channels": 64, ...}``."""
+    parameters = inspect.signature(factory(kind)).parameters
+    return {
+        name: p.default
+        for name, p in parameters.items()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is not inspect.Parameter.empty
+    }
+
+
+def make_apply_fn(game: Game, *, kind: str = DEFAULT_KIND, **settings) -> ApplyFn:
+    """The network ``kind``'s apply function for ``game`` (no variables): see ``make``.
+
+    Raises:
+      ValueError: for an unknown kind or setting, or a value the kind's factory refuses.
+    """
+    return _make_apply_fn(game, _module(game, kind, settings))
+
+
+def make(
+    game: Game, *, kind: str = DEFAULT_KIND, key: jax.Array | None = None, **settings
+) -> tuple[ApplyFn, Variables]:
+    """Builds a registered network for a game and initialises its variables.
+
+    Args:
+      game: the game; fixes the observation shape ``(H, W, C)`` and the number of actions.
+      kind: one of ``available()``: ``"resnet"`` (``make_resnet``) or one registered.
+      key: PRNG key for the initial weights; ``None`` means ``jax.random.key(0)``.
+      **settings: the kind's settings (``settings_of(kind)``); the rest keep their defaults.
+
+    Returns:
+      ``(apply_fn, variables)``. ``apply_fn(variables, observations, *, train=False)`` maps
+      float32[B, H, W, C] observations to ``(NetworkOutput, new_variables)``. With
+      ``train=True`` and batch statistics, the batch's statistics normalise and
+      ``new_variables["batch_stats"]`` holds the updated running averages; otherwise
+      ``new_variables is variables``.
+
+    Raises:
+      ValueError: for an unknown kind or setting, a value the kind refuses, or outputs of
+        the wrong shapes.
+    """
+    module = _module(game, kind, settings)
+    apply_fn = _make_apply_fn(game, module)
+    key = jax.random.key(0) if key is None else key
+    dummy = jnp.zeros((1, *tuple(game.observation_shape)), jnp.float32)
+    # Eager on purpose: op-by-op kernels are cached across calls, a jitted init is not.
+    variables = dict(module.init(key, dummy, train=False))
+    output, _ = jax.eval_shape(lambda v: apply_fn(v, dummy), variables)
+    _check_output(kind, game, output)
+    return apply_fn, variables
+
+
+def make_network(
+    game: Game,
+    *,
+    channels: int = 64,
+    blocks: int = 4,
+    activation: str = "relu",
+    normalization: str = "batch_norm",
+    value_hidden: int = 64,
+    key: jax.Array | None = None,
+) -> tuple[ApplyFn, Variables]:
+    """Builds the AlphaZero ResNet for a game and initialises its variables:
+    ``make(game, kind="resnet", ...)``; the settings are ``make_resnet``'s.
+
+    Returns:
+      ``(apply_fn, variables)`` as ``make``; ``variables`` holds ``"params"`` and, with
+      batch norm, ``"batch_stats"``.
+
+    Raises:
+      ValueError: for a setting out of range or not among the accepted names.
+    """
+    return make(
+        game,
+        kind="resnet",
+        key=key,
+        channels=channels,
+        blocks=blocks,
+        activation=activation,
+        normalization=normalization,
+        value_hidden=value_hidden,
+    )
+
+
+def make_inference_apply_fn(
+    game: Game, *, compute_dtype: str, kind: str = DEFAULT_KIND, **settings
+) -> ApplyFn:
+    """The apply function of the same network (same float32 variables) computing in
+    ``compute_dtype``: ``"bfloat16"`` halves the bytes a convolution moves and runs on a
+    GPU's or TPU's bfloat16 units; its outputs are float32 again. For inference (search,
+    self-play); the learner keeps float32. The kind's factory must take ``compute_dtype``
+    (the ResNet's does).
+
+    Raises:
+      ValueError: for an unknown dtype, or a kind without a ``compute_dtype`` setting.
+    """
+    _check_choice("compute_dtype", compute_dtype, COMPUTE_DTYPES)
+    if "compute_dtype" not in settings_of(kind):
+        raise ValueError(
+            f"Network kind {kind!r} has no compute_dtype setting, so it cannot compute in "
+            f"{compute_dtype}; keep selfplay.inference_dtype='float32' for it."
+        )
+    return make_apply_fn(game, kind=kind, compute_dtype=compute_dtype, **settings)
+
+
+def _module(game: Game, kind: str, settings: dict) -> nn.Module:
+    """The kind's module, its settings checked against its factory's signature first."""
+    accepted = settings_of(kind)
+    unknown = sorted(set(settings) - set(accepted))
+    if unknown:
+        described = ", ".join(f"{k}={v!r}" for k, v in accepted.items())
+        raise ValueError(
+            f"Unknown setting(s) {', '.join(unknown)} for network kind {kind!r}; accepted "
+            f"settings (with defaults): {described}."
+        )
+    return factory(kind)(game, **settings)
+
+
+def _check_output(kind: str, game: Game, output: NetworkOutput) -> None:
+    """Raises unless a network's outputs for one position have the library's shapes."""
+    logits, value = tuple(output.logits.shape), tuple(output.value.shape)
+    if logits != (1, game.num_actions) or value != (1,):
+        raise ValueError(
+            f"Network kind {kind!r} must return logits [B, A] = [1, {game.num_actions}] and "
+            f"value [B] = [1] for one {game.name} position, got {list(logits)} and {list(value)}."
+        )
+
+
+def _as_output(output: Any) -> NetworkOutput:
+    """A module's output as a float32 ``NetworkOutput`` with a dict of auxiliary outputs."""
+    if isinstance(output, NetworkOutput):
+        logits, value, aux = output
+    elif isinstance(output, tuple) and len(output) in (2, 3):
+        logits, value, aux = (*output, {})[:3]
+    else:
+        raise ValueError(
+            "A network must return NetworkOutput, (logits, value) or (logits, value, aux), "
+            f"got {type(output).__name__}."
+        )
+    return NetworkOutput(
+        jnp.asarray(logits).astype(jnp.float32), jnp.asarray(value).astype(jnp.float32), dict(aux)
+    )
+
+
+def _make_apply_fn(game: Game, module: nn.Module) -> ApplyFn:
+    """A new apply function of ``module``. Whoever jits over it (a training session, an
+    agent, an evaluator) holds the function, so that what it compiles is freed with it."""
     observation_shape = tuple(game.observation_shape)
-    has_batch_stats = normalization == "batch_norm"
 
     def apply_fn(
         variables: Variables, observations: Array, *, train: bool = False
@@ -222,14 +387,14 @@ def _make_apply_fn(
                 f"{', '.join(map(str, observation_shape))}] (channels last), got "
                 f"{list(observations.shape)}; add a batch axis to a single observation."
             )
-        if train and has_batch_stats:
+        if train and "batch_stats" in variables:
             output, updates = module.apply(
                 variables, observations, train=True, mutable=["batch_stats"]
             )
-            return output, {**variables, "batch_stats": updates["batch_stats"]}
-        return module.apply(variables, observations, train=False), variables
+            return _as_output(output), {**variables, "batch_stats": updates["batch_stats"]}
+        return _as_output(module.apply(variables, observations, train=False)), variables
 
-    return module, apply_fn
+    return apply_fn
 
 
 def num_parameters(variables: Variables) -> int:

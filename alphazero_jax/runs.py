@@ -12,6 +12,7 @@ the run was trained with. A TD-MCTS run is the same directory with another state
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import platform
@@ -49,6 +50,30 @@ def _processor() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def import_modules(names) -> None:
+    """Imports each module of ``names``: those that register a run's plug-ins (its
+    ``config.imports``), so that its network, search policy and loss terms can be rebuilt.
+
+    Raises:
+      ValueError: a module that cannot be imported, in one line.
+    """
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError as error:
+            raise ValueError(
+                f"cannot import {name!r}, the module that registers this run's plug-ins "
+                f"({error}); put its folder on PYTHONPATH (or sys.path) first."
+            ) from None
+
+
+def make_network(config: ml_collections.ConfigDict, game: Game, **kw) -> tuple[Any, dict]:
+    """A run's network (``networks.make``) from its config: ``config.network`` (an older
+    run's, without ``kind``, is the ResNet), its plug-in modules imported first."""
+    import_modules(config.get("imports", ()))
+    return networks.make(game, **config.network.to_dict(), **kw)
 
 
 def read_config(workdir: str) -> ml_collections.ConfigDict:
@@ -111,7 +136,7 @@ def restore_network(workdir: str, step: int | None = None) -> RestoredNetwork:
     """
     config = read_config(workdir)
     game = games.make(config.game.name, **config.game.settings)
-    apply_fn, variables = networks.make_network(game, **config.network)
+    apply_fn, variables = make_network(config, game)
     device = jax.sharding.SingleDeviceSharding(jax.local_devices()[0])
     wanted = {
         "learner": {"variables": variables},

@@ -163,11 +163,14 @@ class Sample(NamedTuple):
       observation: float32[N, H, W, C].
       policy: float32[N, A], target distribution (zero on illegal actions).
       value: float32[N], target outcome in [-1, 1] from the mover's view.
+      targets: further targets by name, ``[N, ...]`` (``training.targets``: the opponent's
+        reply, the plies to the end, ...), those the run's loss terms read; empty else.
     """
 
     observation: Array
     policy: Array
     value: Array
+    targets: dict[str, Array] = {}  # noqa: RUF012  (a pytree field; never mutated)
 
 
 class Analysis(NamedTuple):

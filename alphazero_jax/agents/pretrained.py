@@ -5,8 +5,9 @@ Each lives in ``alphazero_jax/data/agents/<key>/`` (``key_of(game)``, e.g.
 ``connect_four-rows6-cols7-connect4``):
 
 - ``variables.msgpack``: the network's variables, written by ``flax.serialization``;
-- ``agent.json``: the config of the run that trained it (game, network, search) and how it
-  was trained: command, iterations, training minutes, machine, library versions.
+- ``agent.json``: the config of the run that trained it (game, network, search, and the
+  modules that register its plug-ins, ``imports``) and how it was trained: command,
+  iterations, training minutes, machine, library versions.
 
 ``export(workdir)`` (``alphazero-export --run=<workdir>``) writes both
 from a run's newest checkpoint, so shipping a stronger agent is one command.
@@ -23,7 +24,7 @@ import flax.serialization
 import jax
 import ml_collections
 
-from alphazero_jax import checkpoints, games, networks, runs
+from alphazero_jax import checkpoints, games, runs
 from alphazero_jax.types import Game
 
 SPEC_NAME = "pretrained"
@@ -151,10 +152,13 @@ def _read(path: pathlib.Path, game: Game, described: dict) -> runs.RestoredNetwo
     made = {}
 
     def template() -> dict:  # the variables' shapes only: nothing is initialised
-        made["apply_fn"], variables = networks.make_network(game, **config.network)
+        made["apply_fn"], variables = runs.make_network(config, game)
         return variables
 
-    shapes = jax.eval_shape(template)  # 0.1 s, where running the init took seconds
+    try:
+        shapes = jax.eval_shape(template)  # 0.1 s, where running the init took seconds
+    except ValueError as error:  # a plug-in that is not registered here, or not importable
+        raise ValueError(f"{path / AGENT_FILE}: {error}") from None
     try:
         variables = flax.serialization.from_bytes(shapes, (path / VARIABLES_FILE).read_bytes())
     except (ValueError, TypeError, KeyError) as error:  # msgpack's errors are ValueErrors
@@ -215,6 +219,8 @@ def export(
         manager.close()
     seconds, machines = recorded.get("seconds"), recorded.get("machines", [])
     config = {section: run.config[section].to_dict() for section in _SECTIONS}
+    if run.config.get("imports"):  # the modules that register its plug-ins
+        config["imports"] = list(run.config.imports)
     described = {
         "game": run.game.name,
         "settings": dict(run.game.settings),

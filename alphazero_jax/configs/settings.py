@@ -2,9 +2,23 @@
 
 ``SETTINGS`` is the one source: ``base_config`` (the defaults every preset starts from),
 ``complete`` (an older run's config given the keys added since), ``check`` (each key's
-rule) and the configuration reference of the docs (``reference``) are all read from it.
+rule), which keys may change when a run resumes (``Setting.resumable``) and the
+configuration reference of the docs (``reference``) are all read from it.
 Rules that relate several keys, or that need the game built, are
 ``training.config_schema.validate_config``'s.
+
+The table sits above the code it configures: each factory keeps literal keyword defaults
+(as mctx and optax do), the table imports the factories' choice lists (activations,
+normalisations, dtypes, search policies, optimisers, schedules, gating rules) and a test
+keeps its defaults equal to the signatures'.
+
+Plug points: ``config.network.kind`` names a registered network (``networks.register``),
+``config.search.policy`` a registered search policy (``search.register``) and
+``config.learner.aux_weights`` weighs registered loss terms (``training.losses``). A
+network or a policy of one's own has, besides the keys all choices share, its factory's
+keyword settings (``plugged``), checked like the built-ins'. ``config.imports`` names the
+modules that register them, imported before the config is read (``import_plugins``), so
+that a resumed run and an ``az:`` agent find them.
 """
 
 from __future__ import annotations
@@ -15,13 +29,15 @@ from typing import Any, NamedTuple
 
 import ml_collections
 
-from alphazero_jax import games
+from alphazero_jax import games, networks, runs
+from alphazero_jax.search import policies
 from alphazero_jax.solvers import benchmark_sets
+from alphazero_jax.training import evaluator, learner, losses
 
 # Counts reach int32 device arrays (iterations, positions, steps), so each fits one.
 INT_MAX = 2**31 - 1
 FLOAT32_MAX = 3.4028234663852886e38
-GATING_RULES = ("none", "win_ratio", "score")
+GATING_RULES = evaluator.GATING_RULES
 
 
 class ConfigError(ValueError):
@@ -29,10 +45,15 @@ class ConfigError(ValueError):
 
 
 class Rule(NamedTuple):
-    """What a value must be: ``check(value)`` is True, ``expected`` says it in words."""
+    """What a value must be: ``check(value)`` is True, ``expected`` says it in words (or,
+    for a registry's names, a function that says it when asked)."""
 
     check: Callable[[Any], bool]
-    expected: str
+    expected: str | Callable[[], str]
+
+    def says(self) -> str:
+        """``expected``, in words."""
+        return self.expected() if callable(self.expected) else self.expected
 
 
 class Setting(NamedTuple):
@@ -44,12 +65,15 @@ class Setting(NamedTuple):
       doc: one or two sentences: what it does.
       added_later: whether runs written before the key existed lack it; such a run gets
         ``default``, which keeps the behaviour it was trained with.
+      resumable: whether a resumed run may change it: how the run is watched and kept,
+        not what it computes.
     """
 
     default: Any
     rule: Rule
     doc: str
     added_later: bool = False
+    resumable: bool = False
 
 
 def _int(low: int, high: int = INT_MAX) -> Rule:
@@ -105,34 +129,93 @@ _SPECS = _list_of(
 )
 _SET_NAMES = _list_of(lambda x: isinstance(x, str), "a list of perfect-play set names")
 _STEPS = _list_of(_NON_NEGATIVE.check, "a list of ints >= 0")
+_MODULES = _list_of(lambda x: isinstance(x, str), "a list of module names such as ('my_plugins',)")
+_NETWORK_KIND = Rule(  # looked up when checked, as a researcher's kind registers later
+    lambda v: isinstance(v, str) and v in networks.available(),
+    lambda: f"a registered network kind, one of {networks.available()} (networks.register)",
+)
+_POLICY = Rule(
+    lambda v: isinstance(v, str) and v in policies.available(),
+    lambda: f"a registered search policy, one of {policies.available()} (search.register)",
+)
+
+
+def _is_aux_weights(value: Any) -> bool:
+    if not isinstance(value, dict | ml_collections.ConfigDict):
+        return False
+    return all(
+        name in losses.available() and name not in losses.BUILT_IN and _POSITIVE_OR_ZERO(w)
+        for name, w in value.items()
+    )
+
+
+def _POSITIVE_OR_ZERO(value: Any) -> bool:
+    return _NON_NEGATIVE_FLOAT.check(value)
+
+
+_AUX_WEIGHTS = Rule(
+    _is_aux_weights,
+    lambda: (
+        "a dict of registered loss terms to weights >= 0, such as {'reply': 0.5}; terms: "
+        f"{tuple(n for n in losses.available() if n not in losses.BUILT_IN)} "
+        "(training.losses.register)"
+    ),
+)
 
 S = Setting
 SETTINGS: dict[str, Any] = {
     "seed": S(0, _int(0, 2**32 - 1), "The run's random seed: network, self-play, evaluation."),
     "num_iterations": S(100, _POSITIVE, "Iterations of self-play then learning."),
-    "log_every": S(1, _POSITIVE, "Iterations between lines of the metrics log."),
-    "checkpoint_every_minutes": S(5.0, _POSITIVE_FLOAT, "Minutes between checkpoints."),
-    "max_to_keep": S(3, _POSITIVE, "Checkpoints kept in the workdir (the newest)."),
+    "log_every": S(1, _POSITIVE, "Iterations between lines of the metrics log.", resumable=True),
+    "checkpoint_every_minutes": S(
+        5.0, _POSITIVE_FLOAT, "Minutes between checkpoints.", resumable=True
+    ),
+    "max_to_keep": S(3, _POSITIVE, "Checkpoints kept in the workdir (the newest).", resumable=True),
     "time_limit_minutes": S(
-        0.0, _NON_NEGATIVE_FLOAT, "> 0: save and stop after this long (this process); 0: none."
+        0.0,
+        _NON_NEGATIVE_FLOAT,
+        "> 0: save and stop after this long (this process); 0: none.",
+        resumable=True,
+    ),
+    "imports": S(
+        (),
+        _MODULES,
+        "Modules imported before the config is read: those that register a network, search "
+        "policy or loss term of one's own. Training adds the module of each plug-in it uses, "
+        "so that a resumed run and an ``az:`` agent import them too.",
+        added_later=True,
+        resumable=True,
     ),
     "game": {
         "name": S("", _GAME_NAME, "The game, by its registry name (``games.make``)."),
         "settings": S({}, _SETTINGS, "The game's keyword arguments (``games.settings_of``)."),
     },
     "network": {
-        "channels": S(64, _POSITIVE, "Channels of the residual tower."),
-        "blocks": S(4, _NON_NEGATIVE, "Residual blocks (two convolutions each)."),
-        "activation": S("relu", _one_of("relu", "leaky_relu"), "The tower's nonlinearity."),
-        "normalization": S("batch_norm", _one_of("batch_norm", "none"), "After each conv."),
-        "value_hidden": S(64, _POSITIVE, "Width of the value head's hidden layer."),
+        "kind": S(
+            "resnet",
+            _NETWORK_KIND,
+            "The network, by its registry name: ``resnet`` (the keys below) or one's own "
+            "(``networks.register``; its factory's keyword settings replace them).",
+            added_later=True,
+        ),
+        "channels": S(64, _POSITIVE, "ResNet: channels of the residual tower."),
+        "blocks": S(4, _NON_NEGATIVE, "ResNet: residual blocks (two convolutions each)."),
+        "activation": S(
+            "relu", _one_of(*networks.ACTIVATIONS), "ResNet: the tower's nonlinearity."
+        ),
+        "normalization": S(
+            "batch_norm", _one_of(*networks.NORMALIZATIONS), "ResNet: after each conv."
+        ),
+        "value_hidden": S(64, _POSITIVE, "ResNet: width of the value head's hidden layer."),
     },
     "search": {
         "policy": S(
             "puct",
-            _one_of("puct", "gumbel"),
+            _POLICY,
             "``puct``: mctx's muzero_policy, AlphaZero's PUCT with root noise (Silver et al., "
-            "2018); ``gumbel``: gumbel_muzero_policy (Danihelka et al., 2022).",
+            "2018); ``gumbel``: gumbel_muzero_policy (Danihelka et al., 2022); or one's own "
+            "(``search.register``; its factory's keyword settings replace the PUCT and Gumbel "
+            "keys).",
         ),
         "num_simulations": S(64, _POSITIVE, "Simulations of each self-play search."),
         "dirichlet_alpha": S(0.3, _POSITIVE_FLOAT, "PUCT: the root noise's concentration."),
@@ -176,7 +259,7 @@ SETTINGS: dict[str, Any] = {
         ),
         "inference_dtype": S(
             "float32",
-            _one_of("float32", "bfloat16"),
+            _one_of(*networks.COMPUTE_DTYPES),
             "The network's arithmetic in self-play (weights stay float32; the learner is "
             "unchanged); bfloat16 for a GPU's or TPU's bfloat16 units.",
             added_later=True,
@@ -276,11 +359,11 @@ SETTINGS: dict[str, Any] = {
     "learner": {
         "batch_size": S(256, _POSITIVE, "Positions per update, over all devices."),
         "updates_per_iteration": S(8, _POSITIVE, "Optimiser updates after each self-play."),
-        "optimizer": S("adam", _one_of("adam", "sgd"), "``adam``, or ``sgd`` with momentum."),
+        "optimizer": S("adam", _one_of(*learner.OPTIMIZERS), "``adam``, or ``sgd`` with momentum."),
         "learning_rate": S(1e-3, _POSITIVE_FLOAT, "The peak learning rate."),
         "schedule": S(
             "cosine",
-            _one_of("constant", "cosine", "step"),
+            _one_of(*learner.SCHEDULES),
             "``constant``, ``cosine`` (warm-up then decay to 0 over the run) or ``step``.",
         ),
         "warmup_steps": S(50, _NON_NEGATIVE, "Cosine: updates of linear warm-up."),
@@ -288,9 +371,30 @@ SETTINGS: dict[str, Any] = {
         "decay_steps": S((), _STEPS, "Step: the updates at which the rate is multiplied."),
         "l2_weight": S(1e-4, _NON_NEGATIVE_FLOAT, "Weight decay (L2 on the parameters)."),
         "value_weight": S(1.0, _POSITIVE_FLOAT, "The value loss's weight beside the policy's."),
+        "aux_weights": S(
+            {},
+            _AUX_WEIGHTS,
+            "Further loss terms by registry name, each with its weight, e.g. ``{'reply': "
+            "0.5}``: the opponent's reply (Wu, 2019), or one's own (``training.losses``).",
+            added_later=True,
+        ),
     },
 }
-del S
+for _key in SETTINGS["evaluation"]:  # how a run is judged, not what it computes
+    SETTINGS["evaluation"][_key] = SETTINGS["evaluation"][_key]._replace(resumable=True)
+del S, _key
+
+# Sections whose keys follow a registry choice: section -> (the key that chooses, the keys
+# every choice has, the choices whose keys are the table's, the registry's settings).
+_PLUGS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], Callable[[str], dict]]] = {
+    "network": ("kind", ("kind",), ("resnet",), networks.settings_of),
+    "search": (
+        "policy",
+        ("policy", *policies.COMMON, "play_c_puct"),
+        ("puct", "gumbel"),
+        policies.settings_of,
+    ),
+}
 
 
 def leaves(tree: dict = SETTINGS, prefix: str = "") -> Iterator[tuple[str, Setting]]:
@@ -322,26 +426,130 @@ def base_config() -> ml_collections.ConfigDict:
     return build(SETTINGS)
 
 
+def plugged(section: str, chosen: Any) -> dict[str, Setting]:
+    """The settings of the section ``section`` (``"network"``, ``"search"``, or any other)
+    when its plug point is ``chosen``: the table's own for a built-in choice (and for any
+    section without a plug point), else the keys every choice has and the chosen factory's
+    keyword settings, each with the table's rule where the table has the key, else a rule
+    taken from its default's type."""
+    tree = SETTINGS[section]
+    if section not in _PLUGS:
+        return tree
+    key, common, built_in, settings_of = _PLUGS[section]
+    if chosen in built_in or not tree[key].rule.check(chosen):
+        return tree
+    own = {
+        name: tree[name] if name in tree else _plug_in_setting(section, chosen, name, default)
+        for name, default in settings_of(chosen).items()
+        if name not in common
+    }
+    return {**{name: tree[name] for name in common}, **own}
+
+
+def plug(config: ml_collections.ConfigDict, section: str, chosen: str, **values) -> None:
+    """Sets ``config``'s plug point ``section`` (``"network"`` or ``"search"``) to the
+    registered ``chosen``: the keys every choice has keep their values, the rest become
+    ``chosen``'s settings at their defaults, then ``values``. E.g.
+    ``plug(config, "network", "mlp", hidden=32)``.
+
+    Raises:
+      ConfigError: a section without a plug point, an unregistered name, or a value that
+        names no setting of it.
+    """
+    if section not in _PLUGS:
+        raise ConfigError(f"expected a plug point, one of {tuple(_PLUGS)}, got {section!r}.")
+    key, common, _, _ = _PLUGS[section]
+    rule = SETTINGS[section][key].rule
+    if not rule.check(chosen):
+        raise ConfigError(f"config.{section}.{key} must be {rule.says()}, got {chosen!r}.")
+    tree = plugged(section, chosen)
+    unknown = sorted(set(values) - set(tree))
+    if unknown:
+        raise ConfigError(
+            f"{', '.join(unknown)}: no setting of {section} {chosen!r}; its settings: "
+            f"{', '.join(sorted(tree))}."
+        )
+    kept = {name: config[section][name] for name in common if name in config[section]}
+    made = {name: setting.default for name, setting in tree.items()}
+    config[section] = ml_collections.ConfigDict({**made, **kept, key: chosen, **values})
+
+
+def _plug_in_setting(section: str, chosen: str, name: str, default: Any) -> Setting:
+    """A plug-in's own setting: its default, and a rule from the default's type."""
+    if isinstance(default, bool):
+        rule = _BOOL
+    elif isinstance(default, int):
+        rule = _int(-INT_MAX)
+    elif isinstance(default, float):
+        rule = _number(lambda v: True, "a finite number")
+    elif isinstance(default, str):
+        rule = Rule(lambda v: isinstance(v, str), "a string")
+    elif isinstance(default, tuple | list):
+        rule = Rule(lambda v: isinstance(v, tuple | list), "a list")
+    else:
+        rule = Rule(lambda v: True, "anything its factory takes")
+    doc = f"{chosen}'s own setting (its factory's keyword)."
+    return Setting(default, rule, doc, added_later=True)
+
+
+def _section(config: ml_collections.ConfigDict, section: str) -> dict[str, Setting]:
+    """``plugged(section, ...)`` with the choice that ``config[section]`` makes."""
+    if section not in _PLUGS or not isinstance(config.get(section), ml_collections.ConfigDict):
+        return SETTINGS[section]
+    key = _PLUGS[section][0]
+    return plugged(section, config[section].get(key, SETTINGS[section][key].default))
+
+
+def import_plugins(config: ml_collections.ConfigDict) -> None:
+    """Imports the modules ``config.imports`` names (where its plug-ins register).
+
+    Raises:
+      ConfigError: a module that cannot be imported; the line says what to do.
+    """
+    try:
+        runs.import_modules(config.get("imports", ()))
+    except ValueError as error:
+        raise ConfigError(f"config.imports: {error}") from None
+
+
 def complete(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
-    """A copy of ``config`` given every key added since it was written (``added_later``)."""
+    """A copy of ``config`` given every key added since it was written (``added_later``),
+    and a plug-in's settings it leaves out (their defaults); the modules of
+    ``config.imports`` are imported first.
+
+    Raises:
+      ConfigError: a module of ``config.imports`` that cannot be imported.
+    """
     config = ml_collections.ConfigDict(config.to_dict())
-    for key, setting in leaves():
-        if not setting.added_later:
+    import_plugins(config)
+    for section, node in SETTINGS.items():
+        if isinstance(node, Setting):
+            if node.added_later and section not in config:
+                config[section] = node.default
             continue
-        section, name = key.split(".")
-        if section not in config:
-            config[section] = ml_collections.ConfigDict()
-        if not isinstance(config[section], ml_collections.ConfigDict):
+        if section in config and not isinstance(config[section], ml_collections.ConfigDict):
             continue  # not a section at all: check says so
-        if name not in config[section]:
+        for name, setting in _section(config, section).items():
+            if not setting.added_later or (section in config and name in config[section]):
+                continue
+            if section not in config:
+                config[section] = ml_collections.ConfigDict()
             config[section][name] = setting.default
     return config
 
 
+def config_leaves(config: ml_collections.ConfigDict) -> Iterator[tuple[str, Setting]]:
+    """``leaves()`` of the sections as ``config`` chooses its plug-ins (``plugged``)."""
+    yield from leaves(
+        {k: _section(config, k) if isinstance(v, dict) else v for k, v in SETTINGS.items()}
+    )
+
+
 def check(config: ml_collections.ConfigDict) -> None:
     """Raises ConfigError naming the first unknown or missing key of ``config``, or the
-    first value its rule refuses."""
-    _check_section(config, SETTINGS, "")
+    first value its rule refuses (a plug-in's section by its own settings, ``plugged``)."""
+    tree = {k: _section(config, k) if isinstance(v, dict) else v for k, v in SETTINGS.items()}
+    _check_section(config, tree, "")
 
 
 def _check_section(config, tree: dict, prefix: str) -> None:
@@ -367,9 +575,38 @@ def _check_section(config, tree: dict, prefix: str) -> None:
         value = config[key]
         if not setting.rule.check(value):
             raise ConfigError(
-                f"config.{prefix}{key} must be {setting.rule.expected}, got {value!r}."
+                f"config.{prefix}{key} must be {setting.rule.says()}, got {value!r}."
                 f"{_size_hint(value)}"
             )
+
+
+def resumable(key: str) -> bool:
+    """Whether the dotted setting ``key`` may change when a run resumes (a plug-in's own
+    settings may not)."""
+    node: Any = SETTINGS
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return isinstance(node, Setting) and node.resumable
+
+
+def plugin_modules(config: ml_collections.ConfigDict) -> tuple[str, ...]:
+    """``config.imports`` and the module of each plug-in ``config`` chooses (its network,
+    search policy and loss terms) that is not the library's own, each once: what a resumed
+    run or an ``az:`` agent must import. A plug-in defined in ``__main__`` (a script) cannot
+    be imported again and is left out."""
+    made = [
+        networks.factory(config.network.get("kind", "resnet")),
+        policies.get(config.search.policy).make,
+        *(losses.get(name).fn for name in config.learner.get("aux_weights", {})),
+    ]
+    modules = list(config.get("imports", ()))
+    for thing in made:
+        module = getattr(thing, "__module__", None) or ""
+        if module.split(".")[0] not in ("alphazero_jax", "__main__", "") and module not in modules:
+            modules.append(module)
+    return tuple(modules)
 
 
 def _size_hint(value) -> str:
@@ -387,6 +624,6 @@ def reference() -> str:
     and its meaning (the docs' page is generated from it)."""
     rows = ["| key | default | accepts | meaning |", "| --- | --- | --- | --- |"]
     for key, setting in leaves():
-        cells = (f"`{key}`", f"`{setting.default!r}`", setting.rule.expected, setting.doc)
+        cells = (f"`{key}`", f"`{setting.default!r}`", setting.rule.says(), setting.doc)
         rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(rows)

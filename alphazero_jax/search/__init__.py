@@ -1,7 +1,10 @@
 """Every search algorithm of the library, each a factory of pure functions; the caller jits.
 
+- ``policies``: the registry of search policies (``register``, ``policies.available()``):
+  a name, a factory returning a ``SearchFn`` and the rule that reads a move from it;
 - ``mctx_search``: the mctx adapter, a game plus a network become a batched PUCT or Gumbel
-  tree search (``make_search``, its arguments from a run's config by
+  tree search (``make_search``, by a registered policy: ``make_puct``, ``make_gumbel`` or
+  one's own; its arguments from a run's config by
   ``search_settings``), and its memory bound (``tree_bytes``,
   ``check_simulations``);
 - ``alphabeta``: depth-limited alpha-beta (negamax) on the game's heuristic;
@@ -16,11 +19,13 @@ name them: ``search.make_search``, ``search.choose_action``.
 
 from __future__ import annotations
 
+from alphazero_jax.search import policies
 from alphazero_jax.search.choice import choose_action, uniform_choice
 from alphazero_jax.search.mctx_search import (
     POLICIES,
-    SearchFn,
     check_simulations,
+    make_gumbel,
+    make_puct,
     make_recurrent_fn,
     make_root_fn,
     make_search,
@@ -30,17 +35,23 @@ from alphazero_jax.search.mctx_search import (
     search_settings,
     tree_bytes,
 )
+from alphazero_jax.search.policies import SearchFn, SearchPolicy, register
 
 __all__ = [
     "POLICIES",
     "SearchFn",
+    "SearchPolicy",
     "check_simulations",
     "choose_action",
+    "make_gumbel",
+    "make_puct",
     "make_recurrent_fn",
     "make_root_fn",
     "make_search",
     "mask_logits",
+    "policies",
     "qtransform_alphazero",
+    "register",
     "root_value",
     "search_settings",
     "tree_bytes",

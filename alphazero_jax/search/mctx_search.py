@@ -32,12 +32,9 @@ import jax.numpy as jnp
 import mctx
 
 from alphazero_jax import memory
-from alphazero_jax.configs.settings import default
+from alphazero_jax.search import policies
+from alphazero_jax.search.policies import SearchFn
 from alphazero_jax.types import Array, Game, State
-
-POLICIES = ("puct", "gumbel")
-
-SearchFn = Callable[[dict, Array, State], mctx.PolicyOutput]
 
 
 def qtransform_alphazero(tree: mctx.Tree, node_index: Array) -> Array:
@@ -134,18 +131,23 @@ def check_simulations(
     )
 
 
+# Settings a policy turns off to play rather than self-play (its root noise), when it has them.
+_NOISE = ("dirichlet_fraction", "gumbel_scale")
+
+
 def search_settings(config_search: Mapping, *, play: bool) -> dict:
     """``make_search``'s keyword arguments from a run's ``config.search``.
 
     For self-play (``play=False``) they are the config's as written. To play
-    (``play=True``: agents, evaluations) the root noise is off and ``play_c_puct``, when
+    (``play=True``: agents, evaluations) the root noise is off (``dirichlet_fraction`` and
+    ``gumbel_scale`` 0, which a policy of one's own may take too) and ``play_c_puct``, when
     above 0, replaces ``c_puct``: self-play explores to learn, play exploits what was
     learnt. ``play_c_puct`` is no argument of ``make_search`` either way.
     """
     settings = dict(config_search)
-    play_c_puct = settings.pop("play_c_puct", default("search.play_c_puct"))
+    play_c_puct = settings.pop("play_c_puct", 0.0)
     if play:
-        settings.update(dirichlet_fraction=0.0, gumbel_scale=0.0)
+        settings.update(dict.fromkeys(_NOISE, 0.0))
         if play_c_puct:
             settings["c_puct"] = play_c_puct
     return settings
@@ -155,25 +157,28 @@ def make_search(
     game: Game,
     apply_fn: Callable,
     *,
-    policy: str = default("search.policy"),
-    num_simulations: int = default("search.num_simulations"),
-    dirichlet_alpha: float = default("search.dirichlet_alpha"),
-    dirichlet_fraction: float = default("search.dirichlet_fraction"),
-    c_puct: float = default("search.c_puct"),
-    c_puct_base: float = default("search.c_puct_base"),
-    max_num_considered_actions: int = default("search.max_num_considered_actions"),
-    gumbel_scale: float = default("search.gumbel_scale"),
-    discount: float = default("search.discount"),
-    heuristic_weight: float = default("search.heuristic_weight"),
+    policy: str = "puct",
+    num_simulations: int = 64,
+    dirichlet_alpha: float = 0.3,
+    dirichlet_fraction: float = 0.25,
+    c_puct: float = 1.25,
+    c_puct_base: float = 19652.0,
+    max_num_considered_actions: int = 16,
+    gumbel_scale: float = 1.0,
+    discount: float = 1.0,
+    heuristic_weight: float = 0.0,
+    **options,
 ) -> SearchFn:
-    """Builds ``search(variables, key, states[B]) -> mctx.PolicyOutput``.
+    """Builds ``search(variables, key, states[B]) -> mctx.PolicyOutput`` of a registered
+    search policy (``search.register``).
 
     Args:
       game: the game; its batched State is the tree's embedding.
-      apply_fn: ``networks.make_network``'s apply function.
-      policy: ``"puct"`` (``mctx.muzero_policy``: AlphaZero's PUCT with Dirichlet noise at
-        the root; its ``action`` is sampled from the visit counts) or ``"gumbel"``
-        (``mctx.gumbel_muzero_policy``; its ``action`` is the sequential-halving choice).
+      apply_fn: the network's apply function (``networks.make``).
+      policy: a registered policy: ``"puct"`` (``mctx.muzero_policy``: AlphaZero's PUCT
+        with Dirichlet noise at the root; its ``action`` is sampled from the visit counts),
+        ``"gumbel"`` (``mctx.gumbel_muzero_policy``; its ``action`` is the
+        sequential-halving choice) or one of one's own.
       num_simulations: simulations per search (a static int, >= 1).
       dirichlet_alpha: PUCT root noise concentration.
       dirichlet_fraction: PUCT root noise weight (0 disables the noise).
@@ -185,59 +190,141 @@ def make_search(
         alike, below 1 the search prefers quicker wins. Use the value targets' discount.
       heuristic_weight: the game heuristic's share of every node's value, in [0, 1]; 0
         (AlphaZero's) values nodes by the network alone.
+      **options: settings of a policy of one's own. Each of the arguments above reaches the
+        policy's factory if the factory takes it, and is dropped otherwise.
 
     Returns:
       The search function; the caller jits it. Its ``action_weights`` is the policy
       target: visit frequencies for PUCT, the improved policy for Gumbel.
+
+    Raises:
+      ValueError: an unknown policy (the message lists those registered), a setting the
+        policy does not take, or one out of range.
     """
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}.")
-    check_simulations(game, num_simulations)
+    factory = policies.get(policy).make
+    accepted = policies.settings_of(policy)
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        described = ", ".join(f"{k}={v!r}" for k, v in accepted.items())
+        raise ValueError(
+            f"Unknown setting(s) {', '.join(unknown)} for search policy {policy!r}; accepted "
+            f"settings (with defaults): {described}."
+        )
     if not isinstance(num_simulations, int) or num_simulations < 1:
         raise ValueError(f"num_simulations must be an int >= 1, got {num_simulations!r}.")
+    check_simulations(game, num_simulations)
     if not 0 < discount <= 1:
         raise ValueError(f"discount must be in (0, 1], got {discount!r}.")
     if not 0 <= heuristic_weight <= 1:
         raise ValueError(f"heuristic_weight must be in [0, 1], got {heuristic_weight!r}.")
-    root_fn = make_root_fn(game, apply_fn, heuristic_weight=heuristic_weight)
-    recurrent_fn = make_recurrent_fn(
-        game, apply_fn, discount=discount, heuristic_weight=heuristic_weight
-    )
-    if policy == "puct":
-        run = functools.partial(
+    named = {
+        "num_simulations": num_simulations,
+        "dirichlet_alpha": dirichlet_alpha,
+        "dirichlet_fraction": dirichlet_fraction,
+        "c_puct": c_puct,
+        "c_puct_base": c_puct_base,
+        "max_num_considered_actions": max_num_considered_actions,
+        "gumbel_scale": gumbel_scale,
+        "discount": discount,
+        "heuristic_weight": heuristic_weight,
+    }
+    given = {k: v for k, v in named.items() if k in accepted}
+    return factory(game, apply_fn, **given, **options)
+
+
+def _invalid_actions(game: Game, states: State) -> Array:
+    """bool[B, A] for mctx: the illegal moves. A finished game has no legal move; its
+    (ignored) search sees all moves as legal rather than none, which keeps every statistic
+    finite."""
+    legal = jax.vmap(game.legal_action_mask)(states)
+    return ~legal & legal.any(axis=-1, keepdims=True)
+
+
+def make_puct(
+    game: Game,
+    apply_fn: Callable,
+    *,
+    num_simulations: int = 64,
+    dirichlet_alpha: float = 0.3,
+    dirichlet_fraction: float = 0.25,
+    c_puct: float = 1.25,
+    c_puct_base: float = 19652.0,
+    discount: float = 1.0,
+    heuristic_weight: float = 0.0,
+) -> SearchFn:
+    """The ``"puct"`` search policy: ``mctx.muzero_policy`` with AlphaZero's PUCT, Dirichlet
+    noise at the root and ``qtransform_alphazero`` (arguments as ``make_search``'s)."""
+    return _mctx_search(
+        game,
+        apply_fn,
+        functools.partial(
             mctx.muzero_policy,
             dirichlet_alpha=dirichlet_alpha,
             dirichlet_fraction=dirichlet_fraction,
             pb_c_init=c_puct,
             pb_c_base=c_puct_base,
             qtransform=qtransform_alphazero,
-        )
-    else:
-        run = functools.partial(
+        ),
+        num_simulations=num_simulations,
+        discount=discount,
+        heuristic_weight=heuristic_weight,
+    )
+
+
+def make_gumbel(
+    game: Game,
+    apply_fn: Callable,
+    *,
+    num_simulations: int = 64,
+    max_num_considered_actions: int = 16,
+    gumbel_scale: float = 1.0,
+    discount: float = 1.0,
+    heuristic_weight: float = 0.0,
+) -> SearchFn:
+    """The ``"gumbel"`` search policy: ``mctx.gumbel_muzero_policy`` with Q completed by the
+    mixed value, unscaled (arguments as ``make_search``'s)."""
+    return _mctx_search(
+        game,
+        apply_fn,
+        functools.partial(
             mctx.gumbel_muzero_policy,
             max_num_considered_actions=max_num_considered_actions,
             gumbel_scale=gumbel_scale,
             qtransform=functools.partial(
                 mctx.qtransform_completed_by_mix_value, rescale_values=False
             ),
-        )
+        ),
+        num_simulations=num_simulations,
+        discount=discount,
+        heuristic_weight=heuristic_weight,
+    )
+
+
+def _mctx_search(
+    game, apply_fn, run, *, num_simulations: int, discount: float, heuristic_weight: float
+) -> SearchFn:
+    """``search(variables, key, states)`` of one of mctx's policies (``run``)."""
+    root_fn = make_root_fn(game, apply_fn, heuristic_weight=heuristic_weight)
+    recurrent_fn = make_recurrent_fn(
+        game, apply_fn, discount=discount, heuristic_weight=heuristic_weight
+    )
 
     def search(variables: dict, key: Array, states: State) -> mctx.PolicyOutput:
-        root = root_fn(variables, states)
-        legal = jax.vmap(game.legal_action_mask)(states)
-        # A finished game has no legal move; let its (ignored) search see all moves as legal
-        # rather than none, which keeps every statistic finite.
-        invalid = ~legal & legal.any(axis=-1, keepdims=True)
         return run(
             params=variables,
             rng_key=key,
-            root=root,
+            root=root_fn(variables, states),
             recurrent_fn=recurrent_fn,
             num_simulations=num_simulations,
-            invalid_actions=invalid,
+            invalid_actions=_invalid_actions(game, states),
         )
 
     return search
+
+
+policies.register("puct", make_puct, choose=policies.choose_by_visits)
+policies.register("gumbel", make_gumbel, choose=policies.choose_by_halving)
+POLICIES = ("puct", "gumbel")  # the built-in policies
 
 
 def root_value(output: mctx.PolicyOutput) -> Array:

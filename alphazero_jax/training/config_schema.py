@@ -117,8 +117,9 @@ def _check_memory(config: ml_collections.ConfigDict, game: Game, num_devices: in
     )
     # Every layer's activations, float32, kept for the backward pass, about three times
     # over (the layer's input, its normalisation, its gradient).
-    layers = 2 * config.network.blocks + 3
-    example = 3 * 4 * cells * max(config.network.channels, channels) * layers
+    # A network of one's own is counted as a ResNet without blocks of the observation's width.
+    layers = 2 * config.network.get("blocks", 0) + 3
+    example = 3 * 4 * cells * max(config.network.get("channels", channels), channels) * layers
     memory.check(
         f"config.learner.batch_size={config.learner.batch_size:,}|for the learner's activations",
         config.learner.batch_size,

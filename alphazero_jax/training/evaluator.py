@@ -22,9 +22,10 @@ from typing import NamedTuple
 import jax
 
 from alphazero_jax import agents
-from alphazero_jax.configs.settings import GATING_RULES
 from alphazero_jax.evaluation import arena, elo, perfect_play, tournament
 from alphazero_jax.types import Agent, Game, PRNGKey
+
+GATING_RULES = ("none", "win_ratio", "score")  # "none": no gating
 
 ANCHOR = "random"  # the baseline rated 0
 # Each rule's threshold where the config leaves it at 0, and the thresholds that make sense:

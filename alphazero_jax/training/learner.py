@@ -1,7 +1,8 @@
 """The learner: AlphaZero's loss, an optax optimiser with a schedule, and the update step.
 
 Loss (AlphaZero): ``value_weight * mean((v - z)^2) + mean(-sum(pi * log_softmax(logits)))
-+ l2_weight * 0.5 * sum(kernel^2)``. ``make_update`` returns a pure, un-jitted
++ l2_weight * 0.5 * sum(kernel^2)``, plus any further registered loss terms, each times its
+weight (``training.losses``). ``make_update`` returns a pure, un-jitted
 ``update(state, batch)``; the caller jits it once, donating the state::
 
   update = jax.jit(make_update(apply_fn, optimizer, l2_weight=1e-4), donate_argnums=0)
@@ -20,6 +21,7 @@ import numpy as np
 import optax
 
 from alphazero_jax.networks import ApplyFn, Variables, outcome_label
+from alphazero_jax.training import losses
 from alphazero_jax.types import Array, Sample
 
 OPTIMIZERS = ("adam", "sgd")
@@ -166,51 +168,53 @@ def loss_fn(
     *,
     l2_weight: float,
     value_weight: float = 1.0,
+    aux_weights: tuple[tuple[str, float], ...] = (),
     train: bool = True,
 ) -> tuple[Array, tuple[dict[str, Array], Variables]]:
-    """AlphaZero's loss on a batch: value MSE + policy cross-entropy + L2 on kernels.
+    """AlphaZero's loss on a batch: value MSE + policy cross-entropy + L2 on kernels, plus
+    the weighted loss terms ``aux_weights`` names (``training.losses``).
 
     Args:
       params: the weights to differentiate; they replace ``variables["params"]``.
       variables: the network's variables (batch statistics are read from here).
-      apply_fn: the network, from ``networks.make_network``.
+      apply_fn: the network, from ``networks.make``.
       batch: observation float32[N, H, W, C], policy float32[N, A] (target distribution),
-        value float32[N] (target outcome in [-1, 1], mover's view).
+        value float32[N] (target outcome in [-1, 1], mover's view), and the targets the
+        terms of ``aux_weights`` read (``batch.targets``).
       l2_weight: weight of ``0.5 * sum(kernel^2)`` over every param named ``kernel``.
-      value_weight: weight of the value MSE.
+      value_weight: weight of the value MSE (the ``value`` loss term).
+      aux_weights: ``(name, weight)`` of each further registered loss term.
       train: run the network in training mode (batch statistics, updated running averages).
 
     Returns:
       ``(loss, (metrics, new_variables))``: loss float32[]; metrics float32[] scalars
       ``loss``, ``value_loss``, ``policy_loss``, ``l2``, ``policy_entropy`` and
       ``value_sign_accuracy`` (predicted and target outcome agree as win, draw
-      (``|x| <= 1/3``) or loss); ``new_variables`` is what ``apply_fn`` returned (with
-      ``params``).
+      (``|x| <= 1/3``) or loss), and each further term's metric (``<name>_loss``);
+      ``new_variables`` is what ``apply_fn`` returned (with ``params``).
     """
     output, new_variables = apply_fn(
         {**variables, "params": params}, batch.observation, train=train
     )
     logits = output.logits.astype(jnp.float32)
     value = output.value.astype(jnp.float32)
-    target_policy = jnp.asarray(batch.policy, jnp.float32)
     target_value = jnp.asarray(batch.value, jnp.float32)
-    _check_targets(logits, value, target_policy, target_value)
+    _check_targets(logits, value, jnp.asarray(batch.policy), target_value)
+
+    terms = {name: losses.get(name) for name in (*losses.BUILT_IN, *dict(aux_weights))}
+    values = {name: term.fn(output, batch) for name, term in terms.items()}
+    l2 = _kernel_l2(params)
+    loss = value_weight * values["value"] + values["policy"] + l2_weight * l2
+    for name, weight in aux_weights:
+        loss = loss + weight * values[name]
 
     log_probs = jax.nn.log_softmax(logits, axis=-1)
-    # 0 * log p is 0 even where log p is -inf (a target that is zero on masked actions).
-    cross_entropy = -jnp.sum(jnp.where(target_policy > 0, target_policy * log_probs, 0.0), -1)
-    policy_loss = jnp.mean(cross_entropy)
-    value_loss = jnp.mean(jnp.square(value - target_value))
-    l2 = _kernel_l2(params)
-    loss = value_weight * value_loss + policy_loss + l2_weight * l2
-
     probs = jnp.exp(log_probs)
     entropy = -jnp.sum(jnp.where(probs > 0, probs * log_probs, 0.0), axis=-1)
     agree = outcome_label(value) == outcome_label(target_value)
     metrics = {
         "loss": loss,
-        "value_loss": value_loss,
-        "policy_loss": policy_loss,
+        **{terms[name].metric: values[name] for name in terms},
         "l2": l2,
         "policy_entropy": jnp.mean(entropy),
         "value_sign_accuracy": jnp.mean(agree.astype(jnp.float32)),
@@ -223,17 +227,20 @@ def make_update(
     apply_fn: ApplyFn,
     optimizer: optax.GradientTransformation,
     *,
-    l2_weight: float,
+    l2_weight: float = 1e-4,
     value_weight: float = 1.0,
+    aux_weights: tuple[tuple[str, float], ...] = (),
     schedule: optax.Schedule | None = None,
 ) -> Callable[[TrainState, Sample], tuple[TrainState, dict[str, Array]]]:
     """Builds one gradient step on ``loss_fn``.
 
     Args:
-      apply_fn: the network, from ``networks.make_network``.
+      apply_fn: the network, from ``networks.make``.
       optimizer: the optax transformation the state was initialised with.
       l2_weight: weight of the L2 penalty on kernels.
       value_weight: weight of the value MSE.
+      aux_weights: ``(name, weight)`` of each further registered loss term
+        (``training.losses``); the batches must carry the targets they read.
       schedule: the optimiser's learning-rate schedule; when given, the metrics report
         ``learning_rate = schedule(state.step)``, the rate this step uses.
 
@@ -241,7 +248,13 @@ def make_update(
       A pure, un-jitted ``update(state, batch) -> (new_state, metrics)``; metrics are the
       float32[] scalars of ``loss_fn`` plus ``grad_norm`` (and ``learning_rate``). Jit it
       with ``jax.jit(update, donate_argnums=0)``.
+
+    Raises:
+      ValueError: an unregistered loss term (the message lists those registered).
     """
+    aux_weights = tuple((name, float(weight)) for name, weight in aux_weights)
+    for name, _ in aux_weights:
+        losses.get(name)
     grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
 
     def update(state: TrainState, batch: Sample) -> tuple[TrainState, dict[str, Array]]:
@@ -253,6 +266,7 @@ def make_update(
             batch,
             l2_weight=l2_weight,
             value_weight=value_weight,
+            aux_weights=aux_weights,
         )
         updates, opt_state = optimizer.update(grads, state.opt_state, params)
         variables = {**new_variables, "params": optax.apply_updates(params, updates)}

@@ -50,8 +50,24 @@ class ReplayBuffer:
         return self.value.shape[0]
 
 
+@struct.dataclass
+class TargetReplayBuffer(ReplayBuffer):
+    """A ``ReplayBuffer`` that also keeps further targets (``training.targets``) of each
+    example, for a run whose loss terms read them; a run without them keeps the plain
+    buffer, so its checkpoints keep their layout.
+    """
+
+    targets: dict  # name -> float32[N, ...]
+    over_actions: tuple[str, ...] = struct.field(pytree_node=False, default=())
+
+
 def init(
-    *, capacity: int, observation_shape: tuple[int, int, int], num_actions: int
+    *,
+    capacity: int,
+    observation_shape: tuple[int, int, int],
+    num_actions: int,
+    targets: dict[str, tuple[int, ...]] | None = None,
+    over_actions: tuple[str, ...] = (),
 ) -> ReplayBuffer:
     """An empty buffer, all slots zero.
 
@@ -59,6 +75,10 @@ def init(
       capacity: ``N``, the number of examples kept (>= 1).
       observation_shape: ``(H, W, C)``, e.g. ``game.observation_shape``.
       num_actions: ``A``, e.g. ``game.num_actions``.
+      targets: further targets to keep, name -> shape per example (``targets.shapes``);
+        with any, the buffer is a ``TargetReplayBuffer`` (float32 targets).
+      over_actions: those of ``targets`` over the actions, permuted with the board by
+        symmetry augmentation.
 
     Returns:
       A ``ReplayBuffer`` with ``size == cursor == 0``.
@@ -75,13 +95,23 @@ def init(
         )
     if not _is_positive_int(num_actions):
         raise ValueError(f"num_actions must be an int >= 1, got {num_actions!r}.")
-    return ReplayBuffer(
+    buffer = ReplayBuffer(
         observation=jnp.zeros((capacity, *shape), STORAGE_DTYPE),
         policy=jnp.zeros((capacity, num_actions), STORAGE_DTYPE),
         value=jnp.zeros((capacity,), STORAGE_DTYPE),
         size=jnp.int32(0),
         cursor=jnp.int32(0),
     )
+    if not targets:
+        return buffer
+    return TargetReplayBuffer(
+        **{field: getattr(buffer, field) for field in _FIELDS},
+        targets={name: jnp.zeros((capacity, *s), jnp.float32) for name, s in targets.items()},
+        over_actions=tuple(over_actions),
+    )
+
+
+_FIELDS = ("observation", "policy", "value", "size", "cursor")
 
 
 def add(buffer: ReplayBuffer, samples: Sample, valid: Array | None = None) -> ReplayBuffer:
@@ -121,7 +151,13 @@ def add(buffer: ReplayBuffer, samples: Sample, valid: Array | None = None) -> Re
     def write(stored: Array, new: Array) -> Array:
         return stored.at[slot].set(new.astype(stored.dtype), mode="drop")
 
+    extra = {}
+    if isinstance(buffer, TargetReplayBuffer):
+        extra["targets"] = {
+            name: write(stored, samples.targets[name]) for name, stored in buffer.targets.items()
+        }
     return buffer.replace(
+        **extra,
         observation=write(buffer.observation, samples.observation),
         policy=write(buffer.policy, samples.policy),
         value=write(buffer.value, samples.value),
@@ -130,7 +166,9 @@ def add(buffer: ReplayBuffer, samples: Sample, valid: Array | None = None) -> Re
     )
 
 
-def add_trajectory(buffer: ReplayBuffer, trajectory: Trajectory) -> ReplayBuffer:
+def add_trajectory(
+    buffer: ReplayBuffer, trajectory: Trajectory, targets: dict[str, Array] | None = None
+) -> ReplayBuffer:
     """Adds the valid steps of a time-major trajectory, in time-major order.
 
     The ``[T, B]`` steps are flattened to ``T * B`` examples ordered ``(t=0, b=0),
@@ -140,6 +178,8 @@ def add_trajectory(buffer: ReplayBuffer, trajectory: Trajectory) -> ReplayBuffer
       buffer: the buffer to write to (it may be donated).
       trajectory: ``observation[T, B, H, W, C]``, ``policy[T, B, A]``, ``value[T, B]``
         and ``valid[T, B]`` are used; the other fields are ignored.
+      targets: the further targets ``[T, B, ...]`` a ``TargetReplayBuffer`` keeps
+        (``targets.compute``).
 
     Returns:
       The buffer with the trajectory's valid steps written.
@@ -157,6 +197,7 @@ def add_trajectory(buffer: ReplayBuffer, trajectory: Trajectory) -> ReplayBuffer
         observation=flat(trajectory.observation),
         policy=flat(trajectory.policy),
         value=flat(trajectory.value),
+        targets={name: flat(x) for name, x in (targets or {}).items()},
     )
     return add(buffer, samples, flat(trajectory.valid))
 
@@ -235,10 +276,16 @@ def sample(
     observation = buffer.observation[index].astype(jnp.float32)
     policy = buffer.policy[index].astype(jnp.float32)
     value = buffer.value[index].astype(jnp.float32)
+    targets, over_actions = {}, ()
+    if isinstance(buffer, TargetReplayBuffer):
+        targets = {name: stored[index] for name, stored in buffer.targets.items()}
+        over_actions = buffer.over_actions
     if symmetries:
         choice = jax.random.randint(symmetry_key, (batch_size,), 0, len(symmetries))
         observation, policy = _apply_symmetries(symmetries, choice, observation, policy)
-    return Sample(observation=observation, policy=policy, value=value)
+        for name in over_actions:
+            targets[name] = _permute_actions(symmetries, choice, targets[name])
+    return Sample(observation=observation, policy=policy, value=value, targets=targets)
 
 
 def _apply_symmetries(
@@ -255,17 +302,21 @@ def _apply_symmetries(
                 "symmetries (e.g. no transpose on a non-square board)."
             )
         transformed.append(moved)
+    stacked = jnp.stack(transformed)  # [S, B, H, W, C]
+    observation = stacked[choice, jnp.arange(choice.shape[0])]
+    return observation, _permute_actions(symmetries, choice, policy)
+
+
+def _permute_actions(symmetries: Sequence[Symmetry], choice: Array, policy: Array) -> Array:
+    """Applies ``symmetries[choice[b]]``'s action permutation to row ``b`` of [B, A]."""
     permutations = np.stack([np.asarray(s.action_permutation) for s in symmetries])
     if permutations.shape[1] != policy.shape[-1]:
         raise ValueError(
             f"Symmetry action permutations have {permutations.shape[1]} entries, but the "
             f"buffer holds {policy.shape[-1]} actions."
         )
-    stacked = jnp.stack(transformed)  # [S, B, H, W, C]
-    observation = stacked[choice, jnp.arange(choice.shape[0])]
     gather = jnp.asarray(permutations, jnp.int32)[choice]  # [B, A]
-    policy = jnp.take_along_axis(policy, gather, axis=-1)
-    return observation, policy
+    return jnp.take_along_axis(policy, gather, axis=-1)
 
 
 def _is_positive_int(x: object) -> bool:

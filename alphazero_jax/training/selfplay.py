@@ -38,7 +38,6 @@ from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
 from alphazero_jax import search
-from alphazero_jax.configs.settings import default
 from alphazero_jax.types import Array, Game, State, Trajectory
 
 
@@ -84,19 +83,19 @@ def make_selfplay(
     batch_size: int,
     num_moves: int,
     num_sampling_moves: int,
-    discount: float = default("search.discount"),
-    handicap_moves: int = default("selfplay.handicap_moves"),
-    root_value_weight: float = default("selfplay.root_value_weight"),
+    discount: float = 1.0,
+    handicap_moves: int = 0,
+    root_value_weight: float = 0.0,
     fast_search_fn: search.SearchFn | None = None,
-    full_search_probability: float = default("selfplay.full_search_probability"),
+    full_search_probability: float = 1.0,
 ) -> Callable[[dict, Array], Trajectory]:
     """Builds ``selfplay(variables, key) -> Trajectory`` of ``[num_moves, batch_size]``.
 
     Args:
       game: the game.
       search_fn: ``search.make_search``'s function.
-      policy: the search's policy (``"puct"`` or ``"gumbel"``), which decides how a move
-        is read from its output.
+      policy: the search's registered policy (``"puct"``, ``"gumbel"`` or one's own,
+        ``search.register``), whose rule reads a move from its output.
       batch_size: game slots played together.
       num_moves: moves per slot. Training wants at least ``game.max_num_moves``, so that
         every slot finishes a game (twice that or more wastes less on the unfinished last

@@ -34,7 +34,8 @@ from jax.sharding import PartitionSpec as P
 
 from alphazero_jax import networks, runs, search
 from alphazero_jax.configs import settings
-from alphazero_jax.training import evaluator, learner, replay, selfplay, session
+from alphazero_jax.training import evaluator, learner, losses, replay, selfplay, session
+from alphazero_jax.training import targets as targets_lib
 from alphazero_jax.training.config_schema import ConfigError, validate_config
 from alphazero_jax.training.run_logging import RunLogger
 from alphazero_jax.types import Array, Game
@@ -113,13 +114,16 @@ def _draw_key(key_data: Array) -> tuple[Array, jax.Array]:
 def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
     """An iteration's two halves: ``(selfplay_fn, learn_fn, update_fn, end_fn)``."""
     play = _selfplay_over_devices(config, game, apply_fn, mesh)
+    aux_weights = tuple(config.learner.aux_weights.items())
     update = learner.make_update(
         apply_fn,
         optimizer,
         l2_weight=config.learner.l2_weight,
         value_weight=config.learner.value_weight,
+        aux_weights=aux_weights,
         schedule=schedule,
     )
+    target_names = losses.targets_of(dict(aux_weights))
     symmetries = game.symmetries if config.replay.augment else ()
     batch_sharding = NamedSharding(mesh, P(_BATCH_AXIS))
     num_updates = config.learner.updates_per_iteration
@@ -133,9 +137,10 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
         trajectory = play(play_variables, play_key)
         num_positions = trajectory.valid.sum().astype(jnp.int32)
         metrics = dict(_selfplay_metrics(trajectory), positions=num_positions)
+        extra = targets_lib.compute(trajectory, target_names)
         new_state = state.replace(
             key=key_data,
-            replay=replay.add_trajectory(state.replay, trajectory),
+            replay=replay.add_trajectory(state.replay, trajectory, extra),
             num_positions=state.num_positions + num_positions,
         )
         return new_state, metrics
@@ -217,10 +222,15 @@ def build(config: ml_collections.ConfigDict) -> Components:
             "config.gating.rule='none', and evaluate its checkpoints with alphazero-evaluate."
         )
     game = validated.game
+    config.imports = type(config.imports)(settings.plugin_modules(config))
     mesh = Mesh(np.array(devices), (_BATCH_AXIS,))
     key = jax.random.key(config.seed)
     net_key, run_key = jax.random.split(key)
-    apply_fn, variables = networks.make_network(game, key=net_key, **config.network)
+    try:
+        apply_fn, variables = runs.make_network(config, game, key=net_key)
+    except ValueError as error:
+        raise ConfigError(f"config.network: {error}") from None
+    target_names = _check_loss_terms(config, game, apply_fn, variables)
     schedule = _make_schedule(config)
     optimizer = learner.make_optimizer(schedule, name=config.learner.optimizer)
     state = TrainingState(
@@ -229,6 +239,8 @@ def build(config: ml_collections.ConfigDict) -> Components:
             capacity=config.replay.capacity,
             observation_shape=game.observation_shape,
             num_actions=game.num_actions,
+            targets=targets_lib.shapes(target_names, game.num_actions),
+            over_actions=tuple(n for n in target_names if targets_lib.get(n).over_actions),
         ),
         key=jax.random.key_data(run_key),
         iteration=jnp.int32(0),
@@ -251,6 +263,23 @@ def build(config: ml_collections.ConfigDict) -> Components:
     )
 
 
+def _check_loss_terms(config, game, apply_fn, variables) -> tuple[str, ...]:
+    """The targets the run's loss terms read; ConfigError for a term that reads an auxiliary
+    output the network does not produce."""
+    dummy = jnp.zeros((1, *game.observation_shape), jnp.float32)
+    output, _ = jax.eval_shape(lambda v: apply_fn(v, dummy), variables)
+    for name in config.learner.aux_weights:
+        missing = [out for out in losses.get(name).outputs if out not in output.aux]
+        if missing:
+            raise ConfigError(
+                f"config.learner.aux_weights: the loss term {name!r} reads the network's "
+                f"auxiliary output(s) {', '.join(missing)}, which network kind "
+                f"{config.network.get('kind', 'resnet')!r} does not produce (it produces: "
+                f"{', '.join(output.aux) or 'none'})."
+            )
+    return losses.targets_of(config.learner.aux_weights)
+
+
 def _make_evaluator(config, game, apply_fn, opponents) -> evaluator.Evaluator | None:
     evaluation = config.evaluation
     if not evaluation.every and config.gating.rule == "none":
@@ -270,31 +299,21 @@ def _make_evaluator(config, game, apply_fn, opponents) -> evaluator.Evaluator | 
     )
 
 
-# Settings that may change when a run is resumed: how it is watched and kept, not what it
-# computes. ``num_iterations`` too where the learning rate does not depend on it.
-_RESUMABLE = (
-    "log_every",
-    "checkpoint_every_minutes",
-    "max_to_keep",
-    "time_limit_minutes",
-    "evaluation",
-)
-
-
 def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
-    """Refuses a workdir whose run has other settings: all but ``_RESUMABLE`` must agree
-    for the run to go on exactly (its game, network and replay capacity are also the
-    shapes of its checkpoints)."""
+    """Refuses a workdir whose run has other settings: all but the resumable ones
+    (``Setting.resumable``; ``num_iterations`` too where the learning rate does not depend
+    on it) must agree for the run to go on exactly (its game, network and replay capacity
+    are also the shapes of its checkpoints)."""
     if not os.path.exists(os.path.join(workdir, runs.CONFIG_FILE)):
         return
     previous = settings.complete(runs.read_config(workdir)).to_dict()
     now = json.loads(json.dumps(config.to_dict()))  # tuples as lists, as config.json has them
-    resumable = _RESUMABLE
-    if config.learner.schedule == "constant" == previous["learner"].get("schedule"):
-        resumable += ("num_iterations",)
-    for key, _ in settings.leaves():
+    constant = config.learner.schedule == "constant" == previous["learner"].get("schedule")
+    for key, setting in settings.config_leaves(config):
         before = _at(previous, key)
-        if key.split(".")[0] in resumable or before is _ABSENT or before == _at(now, key):
+        if setting.resumable or (constant and key == "num_iterations"):
+            continue
+        if before is _ABSENT or before == _at(now, key):
             continue  # an absent key came later than the run: not compared
         raise ConfigError(
             f"{workdir} holds a run trained with {key}={before!r}, but this config "

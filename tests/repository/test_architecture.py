@@ -11,12 +11,14 @@ PACKAGE = "alphazero_jax"
 LAYERS = (
     ("types", "memory", "checkpoints"),
     ("games", "solvers"),
-    ("networks", "configs"),
+    ("networks",),
     ("search", "runs"),
     ("agents",),
     ("evaluation",),
     ("play",),  # below training: playing an agent never needs the loop
-    ("training",),
+    # the settings table sits above the factories it configures (their choice lists and
+    # registries); the training loop reads it
+    ("training", "configs"),
     ("cli",),
 )
 

@@ -229,8 +229,10 @@ def test_search__gumbel_tests_the_move_the_prior_wrote_off():
 def test_search__bad_settings_fail_early():
     game = games.make("tic_tac_toe")
     apply_fn, _ = _random_network("tic_tac_toe")
-    with pytest.raises(ValueError, match=r"policy must be one of \('puct', 'gumbel'\)"):
+    with pytest.raises(ValueError, match=r"Unknown search policy 'uct'; registered: gumbel, puct"):
         search.make_search(game, apply_fn, policy="uct")
+    with pytest.raises(ValueError, match=r"Unknown setting\(s\) c for search policy 'puct'"):
+        search.make_search(game, apply_fn, c=1.0)
     with pytest.raises(ValueError, match="num_simulations must be an int >= 1, got 0"):
         search.make_search(game, apply_fn, num_simulations=0)
     with pytest.raises(ValueError, match=r"discount must be in \(0, 1\], got 0"):

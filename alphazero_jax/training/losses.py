@@ -1,0 +1,128 @@
+"""Loss terms: a registry of functions of the network's outputs and the sampled targets,
+with the shape of ``games.register``.
+
+A loss term is ``fn(output, batch) -> float32[]``: ``output`` is the network's
+``NetworkOutput`` on ``batch.observation`` (its ``logits``, ``value`` and named auxiliary
+outputs ``aux``), ``batch`` the ``Sample`` (``policy``, ``value`` and the ``targets`` the term
+declared). The learner adds each term times its weight: AlphaZero's ``policy`` (cross
+entropy, weight 1) and ``value`` (squared error, ``config.learner.value_weight``) are
+registered here the same way; a run adds its own with ``config.learner.aux_weights``
+(``{name: weight}``). The L2 penalty is a function of the weights, not of the outputs,
+and stays the learner's (``config.learner.l2_weight``).
+
+A term of one's own may read the stored targets of ``training.targets`` (the opponent's
+reply, the plies to the end, or one registered there) and the network's auxiliary outputs:
+docs/tutorials/opponent_reply.md trains the opponent's reply as Wu (2019) does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from alphazero_jax.networks import NetworkOutput
+from alphazero_jax.training import targets as targets_lib
+from alphazero_jax.types import Array, Sample
+
+LossFn = Callable[[NetworkOutput, Sample], Array]
+
+
+class LossTerm(NamedTuple):
+    """A registered loss term.
+
+    Attributes:
+      name: its name, the key of its weight in ``config.learner.aux_weights``.
+      fn: ``fn(output, batch) -> float32[]``, the batch's mean.
+      targets: the targets it reads from ``batch.targets`` (``training.targets``).
+      outputs: the network's auxiliary outputs it reads from ``output.aux``.
+      metric: the name under which the learner logs it.
+    """
+
+    name: str
+    fn: LossFn
+    targets: tuple[str, ...]
+    outputs: tuple[str, ...]
+    metric: str
+
+
+_TERMS: dict[str, LossTerm] = {}
+
+
+def register(
+    name: str,
+    fn: LossFn,
+    *,
+    targets: tuple[str, ...] = (),
+    outputs: tuple[str, ...] = (),
+    metric: str | None = None,
+) -> None:
+    """Adds a loss term, so that ``config.learner.aux_weights = {name: weight}`` trains on it.
+
+    Args:
+      name: the term's name, an identifier.
+      fn: ``fn(output, batch) -> float32[]`` (see the module docstring), pure and jittable.
+      targets: the registered targets (``training.targets``) it reads in ``batch.targets``;
+        the replay memory stores them for the runs that use the term.
+      outputs: the auxiliary outputs it reads in ``output.aux``; a run whose network does
+        not produce them is refused before it starts.
+      metric: the name it is logged under; ``<name>_loss`` by default.
+
+    Raises:
+      ValueError: a name taken by another function or not an identifier, or an
+        unregistered target.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"A loss term's name must be an identifier, got {name!r}.")
+    if name in _TERMS and _TERMS[name].fn is not fn:
+        raise ValueError(f"The loss term {name!r} is taken by {_TERMS[name].fn.__module__}.")
+    for target in targets:
+        targets_lib.get(target)
+    _TERMS[name] = LossTerm(name, fn, tuple(targets), tuple(outputs), metric or f"{name}_loss")
+
+
+def available() -> tuple[str, ...]:
+    """The registered loss terms, sorted."""
+    return tuple(sorted(_TERMS))
+
+
+def get(name: str) -> LossTerm:
+    """The registered term ``name``; ValueError listing the registered ones if none."""
+    if name not in _TERMS:
+        raise ValueError(
+            f"Unknown loss term {name!r}; registered: {', '.join(available())}. A term of one's "
+            "own is registered by training.losses.register in a module imported first (a "
+            "run's config.imports)."
+        )
+    return _TERMS[name]
+
+
+def targets_of(names) -> tuple[str, ...]:
+    """The targets the terms ``names`` read, each once, sorted."""
+    return tuple(sorted({target for name in names for target in get(name).targets}))
+
+
+def cross_entropy(logits: Array, target: Array) -> Array:
+    """float32[]: the batch's mean of ``-sum(target * log_softmax(logits))``; a zero target
+    (an illegal move, no reply) contributes 0 even where its log-probability is -inf."""
+    log_probs = jax.nn.log_softmax(logits.astype(jnp.float32), axis=-1)
+    target = jnp.asarray(target, jnp.float32)
+    return jnp.mean(-jnp.sum(jnp.where(target > 0, target * log_probs, 0.0), -1))
+
+
+def policy_loss(output: NetworkOutput, batch: Sample) -> Array:
+    """AlphaZero's policy term: the cross entropy of the logits against the search's policy."""
+    return cross_entropy(output.logits, batch.policy)
+
+
+def value_loss(output: NetworkOutput, batch: Sample) -> Array:
+    """AlphaZero's value term: the mean squared error of the value against the outcome."""
+    value = output.value.astype(jnp.float32)
+    return jnp.mean(jnp.square(value - jnp.asarray(batch.value, jnp.float32)))
+
+
+register("policy", policy_loss, metric="policy_loss")
+register("value", value_loss, metric="value_loss")
+BUILT_IN = ("policy", "value")  # always in the loss: weights 1 and config.learner.value_weight

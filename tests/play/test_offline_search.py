@@ -1,0 +1,100 @@
+"""The offline page's search (alphazero_jax/play/static/offline/search.js) with an exported
+network in onnxruntime-node against the agent in JAX: for every shipped agent, 50 positions
+from random play, the same move and the same value (within 1e-4) at the agent's own search
+settings, with no noise.
+
+Node's packages come from the repository's package.json (``npm ci``; ``make test`` runs it).
+"""
+
+import json
+import pathlib
+import shutil
+import subprocess
+
+import jax
+import numpy as np
+import pytest
+
+from alphazero_jax import games
+from alphazero_jax.agents import alphazero, pretrained
+from alphazero_jax.play import web_bundle
+
+pytest.importorskip("onnx", reason="the export extra (onnx, onnxruntime)")
+ROOT = pathlib.Path(__file__).parents[2]
+NODE = shutil.which("node")
+pytestmark = [
+    pytest.mark.skipif(NODE is None, reason="needs node (Node.js 18 or newer)"),
+    pytest.mark.skipif(
+        not (ROOT / "node_modules" / "onnxruntime-node").is_dir(),
+        reason="needs onnxruntime-node: run `npm ci` in the repository (make test does)",
+    ),
+]
+SEARCH = pathlib.Path(__file__).parent / "offline" / "search_positions.mjs"
+NUM_POSITIONS = 50
+
+
+def _game_of(key):
+    described = json.loads((pretrained.directory() / key / pretrained.AGENT_FILE).read_text())
+    return games.make(described["game"], **described["settings"])
+
+
+def random_positions(game, count: int, seed: int) -> list[list[int]]:
+    """``count`` move lists from the start, each a random legal game cut at a random length
+    before its end (so that the position is not finished)."""
+    rng = np.random.default_rng(seed)
+    step, legal_of = jax.jit(game.step), jax.jit(game.legal_action_mask)
+    positions = []
+    while len(positions) < count:
+        length = int(rng.integers(0, min(game.max_num_moves, 40)))
+        state, actions = game.init(jax.random.key(0)), []
+        for _ in range(length):
+            action = int(rng.choice(np.flatnonzero(np.asarray(legal_of(state)))))
+            after = step(state, action)
+            if bool(after.terminal):
+                break
+            state = after
+            actions.append(action)
+        positions.append(actions)
+    return positions
+
+
+@pytest.mark.parametrize("key", pretrained.available())
+def test_offline_search__moves_and_values_equal_jax(key, tmp_path):
+    game = _game_of(key)
+    run = pretrained.load(game)
+    bundle = web_bundle.write_bundle(run, tmp_path)
+    positions = random_positions(game, NUM_POSITIONS, seed=len(key))
+
+    states = [_replay(game, actions) for actions in positions]
+    batch = jax.tree.map(lambda *xs: np.stack(xs), *states)
+    analyse = alphazero.make_network_analysis_fn(
+        game,
+        run.apply_fn,
+        run.config.search.to_dict(),
+        num_simulations=int(run.config.search.num_simulations),
+    )
+    expected = jax.device_get(jax.jit(analyse)(run.variables, jax.random.key(1), batch))
+
+    done = subprocess.run(
+        [NODE, str(SEARCH)],
+        input=json.dumps({"bundle": str(tmp_path / bundle["key"]), "positions": positions}),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    for i, (actions, js) in enumerate(zip(positions, found)):
+        where = f"{key} position {i} (moves {actions})"
+        assert js["action"] == int(expected.action[i]), where
+        assert js["value"] == pytest.approx(float(expected.value[i]), abs=1e-4), where
+        np.testing.assert_allclose(js["visitProbs"], expected.shares[i], atol=1e-6, err_msg=where)
+
+
+def _replay(game, actions):
+    state = game.init(jax.random.key(0))
+    for action in actions:
+        state = game.step(state, action)
+    return state

@@ -117,11 +117,12 @@ def test_judge__help_lists_every_judgment_and_each_is_a_module_that_runs():
     for name, what in judge.JUDGMENTS.items():
         assert f"  {name}" in done.stdout and what in done.stdout, done.stdout
         assert (pathlib.Path(judge.__file__).parent / f"{name}.py").is_file(), name
-    # A judgment's own --help names the program with the judgment, and lists its flags.
+    # A judgment's own --help names the program (here __main__.py) with the judgment, and
+    # lists its flags.
     done = subprocess.run(
         [sys.executable, "-m", JUDGE, "curves", "--helpshort"],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert "judge curves:" in done.stdout and "--runs" in done.stdout, done.stdout  # absl: 1
+    assert "__main__.py curves:" in done.stdout and "--runs" in done.stdout, done.stdout

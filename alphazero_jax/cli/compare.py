@@ -37,7 +37,7 @@ def main(argv: list[str]) -> None:
     from alphazero_jax.compare import plan as plans
 
     try:
-        plan, game, base = compare_flags.read_plan(_FLAGS)
+        plan, game = compare_flags.read_plan(_FLAGS)
     except (arms.ArmError, ValueError) as error:
         cli.fail(error)
     output = cli.writable_directory(_FLAGS.output.value, "output")
@@ -48,6 +48,8 @@ def main(argv: list[str]) -> None:
     if judges.LADDER in plan.judges:
         ratings = compare_flags.anchor_ratings(output, plan, game)
     from alphazero_jax.training import train
+    from alphazero_jax.training.config_schema import ConfigError
+    from alphazero_jax.training.session import TrainingError
 
     print(f"Comparing {len(plan.arms)} arms x {len(plan.seeds)} seeds in {output}: "
           f"{plan.budget.describe()} each, judged by {', '.join(plan.judges)}")  # fmt: skip
@@ -63,10 +65,13 @@ def main(argv: list[str]) -> None:
     except KeyboardInterrupt:
         print("Interrupted; run the same command to go on.")
         done = False
+    except ConfigError as error:
+        cli.fail(error)
+    except TrainingError as error:  # a non-finite loss, a full disk: one line, status 1
+        cli.fail(error, status=1)
     print(report.write(output, plan, ratings))
     if not done:
         print("(not finished: the report covers what is judged so far)")
-    del base
 
 
 def run() -> None:

@@ -78,6 +78,20 @@ def build_config(arm, extra: tuple[str, ...] = ()):
     return config
 
 
+def _checked(arm, config):
+    """``config``, checked as training will check it (ConfigError: one line)."""
+    import jax
+
+    from alphazero_jax.configs import settings
+    from alphazero_jax.training.config_schema import validate_config
+
+    try:
+        validate_config(settings.complete(config), num_devices=jax.local_device_count())
+    except ValueError as error:
+        raise ValueError(f"arm {arm.name}: {error}") from None
+    return config
+
+
 def _ints(values: list[str], flag: str) -> tuple[int, ...]:
     if not values or not all(v.strip().isdigit() for v in values):
         raise ValueError(f"--{flag}: expected integers >= 0 such as 0,1; got {values}.")
@@ -85,7 +99,7 @@ def _ints(values: list[str], flag: str) -> tuple[int, ...]:
 
 
 def read_plan(holders: types.SimpleNamespace):
-    """``(plan, game, first arm's config)`` of the flags.
+    """``(plan, game)`` of the flags.
 
     Raises:
       ValueError: (``ArmError`` too) a flag or arm that cannot be used; one line.
@@ -99,7 +113,8 @@ def read_plan(holders: types.SimpleNamespace):
     names = [arm.name for arm in parsed]
     if len(set(names)) != len(names):
         raise ValueError(f"--arm: expected distinct arm names, got {names}.")
-    configs = [build_config(arm) for arm in parsed]
+    extra = (f"num_iterations={holders.iterations.value}",) if holders.iterations.value > 0 else ()
+    configs = [_checked(arm, build_config(arm, extra)) for arm in parsed]
     made = {(c.game.name, tuple(sorted(c.game.settings.to_dict().items()))) for c in configs}
     if len(made) != 1:
         raise ValueError(f"--arm: every arm must play the same game, got {sorted(made)}.")
@@ -134,7 +149,7 @@ def read_plan(holders: types.SimpleNamespace):
         judge_seed=holders.judge_seed.value,
     )
     _check_judging(result, game)
-    return result, game, configs[0]
+    return result, game
 
 
 def _check_judging(plan, game) -> None:

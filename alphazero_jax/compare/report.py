@@ -1,15 +1,16 @@
 """The report of a comparison: curves with 95% intervals, tables at equal training time
 and at equal iterations, and a paired verdict of every arm against the first.
 
-A curve's point at ``x`` (minutes of training, or iterations) takes, for each seed, its
-newest judged checkpoint at or before ``x`` (for time, with half a typical iteration of
-slack: a slice stops at the end of an iteration), and is drawn where every seed has one.
+A curve's k-th point is the k-th judged checkpoint of each seed (the seeds of an arm
+take the same slices), drawn at the mean of their minutes of training (or iterations).
 Its value is the mean over seeds and items with the interval of ``stats`` (the bootstrap
 over seeds and positions); for the ladder it is the Elo fitted on every seed's games
 against the anchors' fixed ratings, with +-1.96 standard errors of that fit.
 
 Equal time is the least final training time of any unit, equal iterations the least final
-iteration; there, each arm is set against the first on the same seeds and items
+iteration; there each seed contributes its newest judged checkpoint at or before that point
+(for time, with half a typical iteration of slack: a slice stops at the end of an
+iteration), and each arm is set against the first on the same seeds and items
 (``stats.paired``: the exact McNemar / sign test and the bootstrap interval of the
 difference).
 """
@@ -91,20 +92,21 @@ def measure_names(points: dict) -> list[str]:
     return list(names)
 
 
-def curves(plan, points, ratings, slack_minutes: float) -> list[dict]:
-    """The curve rows: measure, arm, axis, x, value, low, high, seeds."""
+def curves(plan, points, ratings) -> list[dict]:
+    """The curve rows: measure, arm, axis, x, value, low, high, seeds. The k-th point of an
+    arm's curve is the k-th judged checkpoint of each of its seeds (as far as every seed
+    has one), at the mean of their minutes (or iterations)."""
     rows = []
     for name in measure_names(points):
         for arm in plan.arms:
             units = [points[arm.name, seed] for seed in plan.seeds]
-            for axis in AXES:
-                slack = slack_minutes if axis == "minutes" else 0.0
-                grid = sorted({getattr(p, axis) for u in units for p in u})
-                for x in grid:
-                    chosen = [at(u, axis, x, slack) for u in units]
-                    if any(c is None or name not in c.measures for c in chosen):
-                        continue
-                    value, low, high = summarise([c.measures[name] for c in chosen], ratings)
+            for k in range(min(len(unit) for unit in units)):
+                chosen = [unit[k] for unit in units]
+                if any(name not in c.measures for c in chosen):
+                    continue
+                value, low, high = summarise([c.measures[name] for c in chosen], ratings)
+                for axis in AXES:
+                    x = float(np.mean([getattr(c, axis) for c in chosen]))
                     rows.append(dict(measure=name, arm=arm.name, axis=axis, x=x, value=value,
                                      low=low, high=high, seeds=len(chosen)))  # fmt: skip
     return rows
@@ -236,7 +238,7 @@ def write(output: str, plan: plans.Plan, ratings: dict | None) -> str:
     if not any(points.values()):
         return "Nothing judged yet."
     slack = slack_minutes(output, plan)
-    rows = curves(plan, points, ratings, slack)
+    rows = curves(plan, points, ratings)
     with open(os.path.join(output, "curves.csv"), "w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=list(rows[0]))
         writer.writeheader()

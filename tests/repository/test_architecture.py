@@ -19,6 +19,7 @@ LAYERS = (
     # the settings table sits above the factories it configures (their choice lists and
     # registries); the training loop reads it
     ("training", "configs"),
+    ("compare",),  # comparisons of training settings: run the loop, judge, report
     ("cli",),
 )
 

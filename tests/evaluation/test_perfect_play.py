@@ -380,7 +380,7 @@ def _play_settings(*flags):
         ("--agent=minimax:2", "expected az:<run, checkpoint or agent folder>"),
         ("--vary=c_puckt:1", "--vary: expected <config.search key>:<value>,..., with a key"),
         ("--vary=play_c_puct:one", "--vary: play_c_puct takes values of type float"),
-        ("--sets=Test_L9", "--sets: unknown ['Test_L9']"),
+        ("--sets=Test_L9", "--sets: unknown sets ['Test_L9']"),
         ("--validation_seed=0", "--validation_seed=0: seed 0 draws Random-Play itself"),
     ],
 )

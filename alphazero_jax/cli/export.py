@@ -15,6 +15,7 @@ Any other folder's agent plays as ``az:<output_dir>/<game key>``.
 
 from __future__ import annotations
 
+import pathlib
 import subprocess
 
 from absl import flags
@@ -46,13 +47,18 @@ _COMPLETE = flags.DEFINE_bool(
 
 
 def _head() -> str:
-    """This checkout's commit, with ``+changes`` when its files differ from it; "" outside
-    a git checkout."""
+    """The commit of the checkout this package runs from, with ``+changes`` when its files
+    differ from it; "" for an installed package (or no git), whatever folder it runs in."""
+    root = pathlib.Path(__file__).resolve().parents[2]
 
     def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+        command = ["git", "-C", str(root), *args]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
         return done.stdout.strip() if done.returncode == 0 else ""
 
+    top = git("rev-parse", "--show-toplevel")
+    if not top or pathlib.Path(top).resolve() != root:  # site-packages, or a venv's in a repo
+        return ""
     commit = git("rev-parse", "HEAD")
     return commit + (
         "+changes" if commit and git("status", "--porcelain", "--", "alphazero_jax") else ""
@@ -61,8 +67,6 @@ def _head() -> str:
 
 def main(argv: list[str]) -> None:
     cli.begin(argv)
-    import pathlib
-
     from alphazero_jax.agents import pretrained
 
     folder = None

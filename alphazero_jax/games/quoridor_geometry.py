@@ -30,7 +30,10 @@ import numpy as np
 from alphazero_jax.types import Array
 
 FAR = 1 << 16  # the distance of an unreachable goal
-_FILLS = 16  # the path check's flood fills per round (see reach_goals)
+_FILLS = 16  # the path check's fewest flood fills per round (see _fills_per_call)
+# Flood-fill rounds between two tests of whether the fills are done, by JAX backend
+# (``rounds_per_test``); a backend not named runs every fill its full bound, untested.
+ROUNDS_PER_TEST = {"cpu": 4}
 
 
 class Tables(NamedTuple):
@@ -97,8 +100,9 @@ def to_rows(squares: Array) -> Array:
 
 
 def pawn_rows(size: int, pawn: Array) -> Array:
-    """int32[size]: the bit rows of the one square ``pawn`` (``(row, col)``)."""
-    return jnp.where(jnp.arange(size) == pawn[0], bit(pawn[1]), 0)
+    """int32[..., size]: the bit rows of the one square ``pawn`` (``(row, col)``, int32[...,
+    2])."""
+    return jnp.where(jnp.arange(size) == pawn[..., :1], bit(pawn[..., 1:]), 0)
 
 
 # --- Edges and flood fills -----------------------------------------------------------------
@@ -142,13 +146,43 @@ def spread(reach: Array, east: Array, south: Array) -> Array:
     return reach | ((reach & east) << 1) | ((reach >> 1) & east) | down | up
 
 
+def rounds_per_test(bound: int) -> int:
+    """Static: the flood-fill rounds run between two tests of whether a fill is done, for a
+    fill that is surely done after ``bound`` rounds (``ROUNDS_PER_TEST`` by backend).
+
+    ``bound`` or more means no test at all: ``bound`` rounds in a straight line, a fixed
+    amount of work that XLA fuses into a few kernels. Fewer puts blocks of that many rounds
+    in a ``while_loop``, which ends at the first block after the fill stops growing.
+    """
+    return min(ROUNDS_PER_TEST.get(jax.default_backend(), bound), bound)
+
+
+def _repeat(grow, carry, going, bound: int):
+    """``grow`` applied to ``carry`` until ``going(carry)`` is false, or ``bound`` times.
+
+    ``grow`` must leave a finished fill as it is (a fixed point), so the rounds run after a
+    fill is done, up to the end of its block, change nothing.
+    """
+    every = rounds_per_test(bound)
+
+    def block(carry):
+        for _ in range(every):
+            carry = grow(carry)
+        return carry
+
+    if every >= bound:
+        return block(carry)
+    return jax.lax.while_loop(going, block, carry)
+
+
 def race(start: Array, goal: Array, east: Array, south: Array) -> Array:
     """int32[...]: the fewest steps from the squares of ``start`` to any square of ``goal``
     (bit rows, broadcast together with the edges), ignoring pawns; ``FAR`` when no path.
 
-    A breadth-first flood fill; every fill stops when it reaches its goal or stops growing,
-    and the loop when all have stopped.
+    A breadth-first flood fill; every fill stops counting when it reaches its goal or stops
+    growing, and the fills stop when all have stopped (``rounds_per_test``).
     """
+    size = start.shape[-1]
     shape = jnp.broadcast_shapes(start.shape, goal.shape, east.shape[:-1] + start.shape[-1:])
     start = jnp.broadcast_to(start, shape)
 
@@ -162,7 +196,7 @@ def race(start: Array, goal: Array, east: Array, south: Array) -> Array:
 
     steps = jnp.zeros(shape[:-1], jnp.int32)
     live = ~any_bit(start & goal)
-    _, steps, _ = jax.lax.while_loop(lambda c: jnp.any(c[2]), grow, (start, steps, live))
+    _, steps, _ = _repeat(grow, (start, steps, live), lambda c: jnp.any(c[2]), size * size)
     return steps
 
 
@@ -170,8 +204,11 @@ def distance_field(
     size: int, goal: Array, east: Array, south: Array, needed: Array | bool = True
 ) -> Array:
     """int32[..., size, size]: every square's fewest steps to the ``goal`` squares (only
-    the goal squares' zeros where ``needed`` is false: the loop does not run)."""
+    the goal squares' zeros where ``needed``, broadcast with the edges' leading axes, is
+    false: those fills do not grow)."""
     columns = np.arange(size, dtype=np.int32)
+    needed = jnp.asarray(needed)[..., None]
+    east, south = jnp.where(needed, east, 0), jnp.where(needed, south, 0)
 
     def as_squares(rows: Array) -> Array:
         return (jnp.right_shift(rows[..., None], columns) & 1) == 1
@@ -184,15 +221,16 @@ def distance_field(
 
     goal = jnp.broadcast_to(goal, jnp.broadcast_shapes(goal.shape, east.shape))
     field = jnp.where(as_squares(goal), 0, FAR).astype(jnp.int32)
-    _, field, _, _ = jax.lax.while_loop(
-        lambda c: c[3], grow, (goal, field, jnp.int32(0), jnp.asarray(needed))
-    )
+    carry = (goal, field, jnp.int32(0), jnp.any(needed))
+    _, field, _, _ = _repeat(grow, carry, lambda c: c[3], size * size - 1)
     return field
 
 
 def meet(ahead: Array, behind: Array, east: Array, south: Array) -> Array:
     """bool[...]: whether the squares of ``ahead`` and ``behind`` (bit rows) connect. Both
-    grow a round at a time until they overlap or either stops growing."""
+    grow a round at a time until they overlap or either stops growing (an overlap stays,
+    and a fill that stopped is a whole region the other cannot enter)."""
+    size = ahead.shape[-1]
 
     def grow(carry):
         ahead, behind, _ = carry
@@ -202,7 +240,7 @@ def meet(ahead: Array, behind: Array, east: Array, south: Array) -> Array:
         return wider, wider_behind, jnp.any(live)
 
     start = jnp.any(~any_bit(ahead & behind))
-    ahead, behind, _ = jax.lax.while_loop(lambda c: c[2], grow, (ahead, behind, start))
+    ahead, behind, _ = _repeat(grow, (ahead, behind, start), lambda c: c[2], size * size)
     return any_bit(ahead & behind)
 
 
@@ -277,37 +315,83 @@ def reach_goals(
     ``needed`` is false (a mover without walls).
 
     Most walls need no flood fill: one that touches fewer than two obstacles
-    (``touching``) or blocks no shortest path of a pawn (``shortest_path_grooves``) leaves
-    that pawn's way open. The rest -- a few (groove, pawn) pairs of the ``2 * grooves * 2``
-    -- are filled ``_FILLS`` at a time, in as many rounds as needed (under ``vmap``, as the
-    batch's most). A fill starts from what the wall cannot have cut: the squares nearer the
-    pawn than the wall's nearest square, and likewise nearer the goal. It grows both until
-    they meet, so it only walks round the wall.
+    (``touching``), blocks no shortest path of a pawn (``shortest_path_grooves``) or may not
+    go there anyway (``free_grooves``) leaves that pawn's way open. The rest -- under
+    ``vmap``, the (position, pawn, groove) triples in doubt of the whole batch, about one a
+    position -- are gathered into one list (``_fills_per_call``) and filled together. A
+    fill starts from what the wall cannot have cut: the squares nearer the pawn than the
+    wall's nearest square, and likewise nearer the goal. It grows both until they meet, so
+    it only walks round the wall.
     """
+    arrays = [jnp.asarray(x) for x in (own, other, walls_h, walls_v)]
+    return _reach_goals_vmappable(size)(*arrays, jnp.asarray(needed, bool))
+
+
+def _fills_per_call(num_positions: int) -> int:
+    """Static: the fills one round of ``_reach_goals_batch`` runs, one a position (the
+    triples in doubt average under one a position in random games at 9x9); more are filled
+    in further rounds."""
+    return max(_FILLS, num_positions)
+
+
+@functools.cache
+def _reach_goals_vmappable(size: int):
+    """``reach_goals`` over arrays, for one position; under ``vmap``, for the whole batch at
+    once (``_reach_goals_batch``), so that the fills in doubt are gathered across it."""
+
+    @jax.custom_batching.custom_vmap
+    def one(own, other, walls_h, walls_v, needed):
+        args = (own, other, walls_h, walls_v, needed)
+        return _reach_goals_batch(size, *(x[None] for x in args))[0]
+
+    @one.def_vmap
+    def batch(axis_size, in_batched, *args):
+        args = [
+            x if b else jnp.broadcast_to(x, (axis_size, *x.shape)) for x, b in zip(args, in_batched)
+        ]
+        return _reach_goals_batch(size, *args), True
+
+    return one
+
+
+def _reach_goals_batch(size: int, own, other, walls_h, walls_v, needed) -> Array:
+    """bool[N, 2 * grooves, 2]: ``reach_goals`` for N positions (every argument with a
+    leading axis N)."""
     board = tables(size)
-    east, south = open_edges(size, walls_h, walls_v)
-    pawns = jnp.stack([pawn_rows(size, own), pawn_rows(size, other)])  # [2, size]
-    starts = jnp.concatenate([pawns, board.goals])
-    field = distance_field(size, starts, east, south, needed)
-    near, far = field[:2], field[2:]  # [pawn, row, col]: from the pawn; to its goal
-    doubt = touching(size, walls_h, walls_v) & shortest_path_grooves(size, near, far, east, south)
-    doubt = doubt & needed
+    num, grooves = own.shape[0], 2 * board.grooves
+    east, south = open_edges(size, walls_h, walls_v)  # [N, size], [N, size - 1]
+    pawns = jnp.stack([pawn_rows(size, own), pawn_rows(size, other)], 1)  # [N, 2, size]
+    starts = jnp.concatenate([pawns, jnp.broadcast_to(board.goals, (num, 2, size))], 1)
+    field = distance_field(size, starts, east[:, None], south[:, None], needed[:, None])
+    near, far = field[:, :2], field[:, 2:]  # [N, pawn, row, col]: from the pawn; to its goal
+    on_path = jax.vmap(functools.partial(shortest_path_grooves, size))(near, far, east, south)
+    touch = jax.vmap(functools.partial(touching, size))(walls_h, walls_v)
+    free = jax.vmap(functools.partial(free_grooves, size))(walls_h, walls_v)
+    doubt = (touch & free & needed[:, None])[:, None] & on_path  # [N, pawn, groove]
     add_h, add_v, block = (jnp.asarray(x) for x in (board.add_h, board.add_v, board.blocks))
+    width = _fills_per_call(num)
 
     def fill(carry):
-        doubt, reach = carry
-        (pair,) = jnp.nonzero(doubt, size=_FILLS, fill_value=0)  # flat (pawn, groove)
-        real = doubt[pair]
-        pawn, groove = pair // (2 * board.grooves), pair % (2 * board.grooves)
-        east, south = open_edges(size, walls_h | add_h[groove], walls_v | add_v[groove])
+        doubt, reach = carry  # flat (position, pawn, groove)
+        (triple,) = jnp.nonzero(doubt, size=width, fill_value=doubt.size)
+        real = triple < doubt.size
+        triple = jnp.minimum(triple, doubt.size - 1)
+        at, pawn, groove = triple // (2 * grooves), triple // grooves % 2, triple % grooves
+        east, south = open_edges(size, walls_h[at] | add_h[groove], walls_v[at] | add_v[groove])
         ends = block[groove]  # [F, 4]: the squares beside the wall
-        safe_near = near.reshape(2, -1)[pawn[:, None], ends].min(-1)[:, None, None]
-        safe_far = far.reshape(2, -1)[pawn[:, None], ends].min(-1)[:, None, None]
-        ahead, behind = to_rows(near[pawn] <= safe_near), to_rows(far[pawn] <= safe_far)
+        near_f, far_f = near[at, pawn], far[at, pawn]  # [F, size, size]
+        safe_near = jnp.take_along_axis(near_f.reshape(width, -1), ends, 1).min(-1)
+        safe_far = jnp.take_along_axis(far_f.reshape(width, -1), ends, 1).min(-1)
+        # The padding's fills start met, so they hold no loop up.
+        ahead = to_rows((near_f <= safe_near[:, None, None]) | ~real[:, None, None])
+        behind = to_rows((far_f <= safe_far[:, None, None]) | ~real[:, None, None])
         cut = real & ~meet(ahead, behind, east, south)
-        hit = pair[:, None] == jnp.arange(doubt.size)  # [F, pairs]
-        return doubt & ~jnp.any(hit, 0), reach & ~jnp.any(hit & cut[:, None], 0)
+        done = jnp.where(real, triple, doubt.size)
+        doubt = doubt.at[done].set(False, mode="drop")
+        return doubt, reach.at[done].set(~cut, mode="drop")
 
-    doubt, reach = doubt.reshape(-1), jnp.ones(doubt.size, bool)
-    _, reach = jax.lax.while_loop(lambda c: jnp.any(c[0]), fill, (doubt, reach))
-    return reach.reshape(2, -1).T
+    carry = (doubt.reshape(-1), jnp.ones(doubt.size, bool))
+    if rounds_per_test(size * size) == size * size:  # untested fills: the first round too
+        carry = fill(carry)
+    _, reach = jax.lax.while_loop(lambda c: jnp.any(c[0]), fill, carry)
+    return reach.reshape(num, 2, grooves).transpose(0, 2, 1)

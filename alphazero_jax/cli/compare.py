@@ -14,8 +14,8 @@ oracle for Tic-Tac-Toe, an anchor ladder for any game). Out come ``report.md``, 
 (``curves.csv``, ``curves.json``, ``curves_*.png``) with 95% intervals over seeds and
 positions, tables at equal time and equal iterations, and each arm's paired verdict against
 the first arm; the report is printed too. Rerunning the same command continues where it
-stopped; another plan for the same ``--output`` is refused. A bad flag or arm prints one
-line, ``error: ...``, and exits with status 2 (docs/compare.md).
+stopped; another plan for the same ``--output`` is refused (arms may be appended). A bad
+flag or arm prints one line, ``error: ...``, and exits with status 2 (docs/compare.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@ of its units (an arm on a seed) keeps its run, its slices and its judgements.
 
 A rerun of the same command reads the plan back and goes on; a command whose plan differs
 is refused in one line that names the first difference (``check_same``), since the runs
-and judgements in the directory belong to the plan that made them.
+and judgements in the directory belong to the plan that made them. Arms may be appended
+(the same ``--arm`` flags first, then new ones): the new arms are trained and judged, the
+earlier ones keep what they have.
 
 The output directory::
 
@@ -87,10 +89,13 @@ def slice_starts(output: str, name: str) -> list[int]:
 
 
 def check_same(saved: dict, plan: Plan) -> str | None:
-    """None if ``saved`` (a ``plan.json``) is ``plan``, else one line naming the first
-    difference and what to do."""
+    """None if ``saved`` (a ``plan.json``) is ``plan`` or ``plan`` only appends arms to it
+    (the arms compared so far keep their work), else one line naming the first difference
+    and what to do."""
     now = plan.as_dict()
     for key in now:
+        if key == "arms" and saved.get(key) == now[key][: len(saved.get(key) or [])]:
+            continue
         if saved.get(key) != now[key]:
             return (
                 f"the output directory's {PLAN_FILE} has {key}={json.dumps(saved.get(key))}, "
@@ -101,12 +106,14 @@ def check_same(saved: dict, plan: Plan) -> str | None:
 
 
 def read_or_write(output: str, plan: Plan) -> str | None:
-    """Writes ``plan.json`` into a new output directory; in one that has one, returns
-    ``check_same``'s line (None: the same plan, go on)."""
+    """Writes ``plan.json`` (into a new output directory, or over one that ``plan`` only
+    appends arms to); else returns ``check_same``'s line (None: go on)."""
     path = os.path.join(output, PLAN_FILE)
     if os.path.exists(path):
         with open(path) as file:
-            return check_same(json.load(file), plan)
+            different = check_same(json.load(file), plan)
+        if different:
+            return different
     os.makedirs(output, exist_ok=True)
     write_json(path, plan.as_dict())
     return None

@@ -53,6 +53,14 @@ def test_plan__round_trips_through_json_and_names_its_first_difference():
         "the output directory's plan.json has seeds=[0, 1], this command seeds=[0]"
     )
     assert "\n" not in line
+    more = _plan(arms=(*_plan().arms, arms.Arm("c", "tic_tac_toe:smoke")))
+    assert plan.check_same(saved, more) is None  # arms appended: the others keep their work
+    fewer = plan.check_same(more.as_dict(), _plan())
+    assert fewer.startswith("the output directory's plan.json has arms=")
+    reordered = _plan(arms=tuple(reversed(_plan().arms)))
+    assert plan.check_same(saved, reordered).startswith(
+        "the output directory's plan.json has arms="
+    )
     assert [plan.unit_name(a, s) for a, s in _plan().units()] == [
         "a/seed0", "a/seed1", "b/seed0", "b/seed1"
     ]  # fmt: skip

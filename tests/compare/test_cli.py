@@ -1,0 +1,92 @@
+"""``alphazero-compare`` end to end: two arms x two seeds of ``tic_tac_toe:smoke``,
+stopped after two slices and run again (it goes on, redoing nothing), and its refusals."""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ARMS = [
+    "--arm=base=tic_tac_toe:smoke",
+    "--arm=fast=tic_tac_toe:smoke --config.learner.learning_rate=0.01",
+]
+PLAN = ["--seeds=0,1", "--iterations=2", "--checkpoint_minutes=0.0001", *ARMS]
+
+
+def _compare(*arguments: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "alphazero_jax.cli.compare", *arguments]
+    return subprocess.run(command, capture_output=True, text=True, timeout=600)
+
+
+def _slices(output: pathlib.Path) -> list[dict]:
+    lines = (output / "slices.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.mark.slow
+def test_compare__two_arms_two_seeds_resume_and_report(tmp_path):
+    output = tmp_path / "cmp"
+    first = _compare(f"--output={output}", *PLAN, "--max_slices=2")
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "Stopped after 2 slices" in first.stdout
+    started = [r["unit"] for r in _slices(output) if "start" in r]
+    assert started == ["base/seed0", "base/seed1"]  # the least-trained unit goes next
+
+    second = _compare(f"--output={output}", *PLAN)
+    assert second.returncode == 0, second.stderr[-2000:]
+    started = [r["unit"] for r in _slices(output) if "start" in r]
+    assert started == ["base/seed0", "base/seed1", "fast/seed0", "fast/seed1"]  # none again
+    assert "judged fast/seed1 iteration 2" in second.stdout
+    assert "judged base/" not in second.stdout  # judged by the first call, not again
+    for arm in ("base", "fast"):
+        for seed in (0, 1):
+            lines = (output / "judged" / arm / f"seed{seed}.jsonl").read_text().splitlines()
+            judged = [json.loads(line) for line in lines]
+            assert [r["iteration"] for r in judged] == [1, 2]  # every checkpoint, once
+            measure = judged[-1]["measures"][0]
+            assert measure["name"] == "optimal moves" and len(measure["values"]) == 4520
+    report = second.stdout
+    assert "optimal moves against minutes of training" in report
+    assert "At equal training time" in report and "At equal iterations: 2 iterations" in report
+    assert "exact sign/McNemar p = " in report and "fast " in report
+    for name in ("curves.csv", "curves.json", "report.md", "curves_optimal_moves.png"):
+        assert (output / name).stat().st_size > 0
+    rows = json.loads((output / "curves.json").read_text())
+    assert {(r["arm"], r["axis"]) for r in rows} >= {("base", "iteration"), ("fast", "minutes")}
+    assert all(r["low"] <= r["value"] <= r["high"] for r in rows)
+
+    changed = _compare(f"--output={output}", *PLAN, "--seeds=0")
+    assert changed.returncode == 2
+    assert changed.stderr.strip().splitlines() == [
+        "error: the output directory's plan.json has seeds=[0, 1], this command seeds=[0]: "
+        "rerun it with the flags that made it (see its plan.json) to continue, or choose "
+        "another --output."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--arm=tic_tac_toe:smoke", "--iterations=1"], "expected 'NAME=GAME:PRESET"),
+        (["--arm=a=tic_tac_toe:nope", "--iterations=1"], "Unknown preset 'nope'"),
+        (["--arm=a=tic_tac_toe:smoke --config.search.nope=1", "--iterations=1"], "names no key"),
+        (
+            ["--arm=a=tic_tac_toe:smoke", "--arm=b=connect_four:smoke", "--iterations=1"],
+            "same game",
+        ),
+        (["--arm=a=tic_tac_toe:smoke"], "one budget"),
+        (["--arm=a=tic_tac_toe:smoke", "--iterations=1", "--judges=perfect_play"], "6x7"),
+        (
+            ["--arm=a=tic_tac_toe:smoke", "--iterations=1", "--judges=ladder", "--anchors=x"],
+            "Unknown agent spec 'x'",
+        ),
+    ],
+)
+def test_compare__a_bad_flag_or_arm_is_one_line(tmp_path, arguments, said):
+    done = _compare(f"--output={tmp_path}/out", *arguments)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and said in lines[0], lines
+    assert not (tmp_path / "out" / "plan.json").exists()

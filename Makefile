@@ -16,7 +16,10 @@
 #   make serve     -- play in a browser: http://127.0.0.1:8000/ (SERVE_ARGS="--host=0.0.0.0"
 #                     for the whole network; see the README's warning).
 #   make bench     -- also install the bench extra (pgx) and run the games' speed benchmark.
-#   make docs      -- build the docs site into docs/_build/html (warnings are errors).
+#   make docs      -- build the docs site into docs/_build/html (warnings are errors),
+#                     with the offline play page in docs/_build/html/play/ where npm is.
+#   make page      -- only the offline play page: every shipped agent in the browser with
+#                     no server (PAGE_DIR=docs/_build/html/play; serve it statically).
 #   make reference -- write the committed pages generated from the package again
 #                     (docs/reference/: every setting, each game's presets).
 # The accelerator: `cuda` where `nvidia-smi` lists a GPU, `tpu` where a TPU shows as
@@ -41,8 +44,9 @@ GAME ?= connect_four
 RECIPE ?= agent
 PLAY_ARGS ?=
 SERVE_ARGS ?=
+PAGE_DIR ?= docs/_build/html/play
 
-.PHONY: install train agent play serve test test-fast test-long lint browser bench docs reference clean
+.PHONY: install train agent play serve test test-fast test-long lint browser npm page bench docs reference clean
 
 $(BIN)/python:
 	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version))"
@@ -101,10 +105,21 @@ browser:
 	  fi; \
 	fi
 
-test: lint browser
+# The offline page's packages (package-lock.json: ONNX Runtime Web for the page, ONNX
+# Runtime Node for the search's agreement test). Without npm those tests skip.
+npm:
+	@if command -v npm >/dev/null; then \
+	  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+	    ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error; \
+	  fi; \
+	else \
+	  echo "No npm: the offline play page's tests will skip (tests/play/test_offline_*.py)"; \
+	fi
+
+test: lint browser npm
 	$(BIN)/pytest $(PYTEST_ARGS) -m "not long"
 
-test-fast: lint browser
+test-fast: lint browser npm
 	$(BIN)/pytest $(PYTEST_ARGS) -m "not slow and not long"
 
 test-long: $(VENV)/.installed-test-$(ACCEL)
@@ -117,7 +132,14 @@ bench: $(VENV)/.installed-bench-$(ACCEL)
 # the notebooks as saved (docs/conf.py). The same build as tests/repository/test_docs.py's.
 docs: $(VENV)/.installed-test-$(ACCEL)
 	$(BIN)/sphinx-build -W --keep-going -j auto -q -b html docs docs/_build/html
+	@if [ -d node_modules/onnxruntime-web ]; then $(MAKE) --no-print-directory page; \
+	else echo "No node_modules (npm ci): the site is built without the offline play page"; fi
 	@echo "The site: docs/_build/html/index.html"
+
+# The offline play page: the shipped agents as ONNX with the page and ONNX Runtime Web,
+# for any static file host (docs/play.md). Try it: python -m http.server -d $(PAGE_DIR)
+page: $(VENV)/.installed-test-$(ACCEL) npm
+	$(BIN)/alphazero-export-web --out=$(PAGE_DIR) --page
 
 # The configuration reference and each game's preset table, committed under docs/reference/
 # (tests/repository/test_docs.py fails while one is stale; the docs build writes them too).

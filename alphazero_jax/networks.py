@@ -15,6 +15,11 @@ The ResNet's layout (AlphaZero, at a smaller scale)::
   policy:    1x1 conv (2) -> norm -> activation -> flatten -> dense (A logits)
   value:     1x1 conv (1) -> norm -> activation -> flatten -> dense (hidden) -> activation
              -> dense (1) -> tanh
+
+Two optional auxiliary heads, off by default (no weights of them then), feed the loss terms
+of ``training.losses``: ``reply_head`` adds ``aux["reply"]``, logits of the opponent's reply
+(a second policy head, Wu (2019)), and ``score_head`` adds ``aux["score"]``, the game's final
+score from the mover's view in [-1, 1] (a second value head, Wu (2019)).
 """
 
 from __future__ import annotations
@@ -46,8 +51,8 @@ class NetworkOutput(NamedTuple):
       logits: float32[B, A], unnormalised log-probabilities over all actions (illegal ones
         included; the caller masks them).
       value: float32[B], in [-1, 1] (tanh), the expected outcome for the player to move.
-      aux: named auxiliary outputs float32[B, ...] of a network of one's own, for its loss
-        terms (``training.losses``); empty for the ResNet.
+      aux: named auxiliary outputs float32[B, ...] for loss terms (``training.losses``):
+        the ResNet's optional ``reply`` and ``score`` heads, or a network of one's own's.
     """
 
     logits: Array
@@ -109,6 +114,8 @@ class _ResNet(_Layers):
     channels: int
     blocks: int
     value_hidden: int
+    reply_head: bool = False
+    score_head: bool = False
 
     @nn.compact
     def __call__(self, observations: Array, train: bool) -> NetworkOutput:
@@ -132,7 +139,19 @@ class _ResNet(_Layers):
         v = self.act(nn.Dense(self.value_hidden, dtype=dense_dtype, name="value_hidden")(v))
         v = nn.Dense(1, dtype=dense_dtype, name="value_dense")(v)
         value = jnp.tanh(v[:, 0].astype(jnp.float32))
-        return NetworkOutput(logits.astype(jnp.float32), value.astype(jnp.float32))
+        aux = {}
+        if self.reply_head:  # the policy head's layout, its own weights
+            r = self.act(self.norm(self.conv(2, 1, "reply_conv")(x), train, "reply_norm"))
+            r = r.reshape(r.shape[0], -1)
+            r = nn.Dense(self.num_actions, dtype=dense_dtype, name="reply_dense")(r)
+            aux["reply"] = r.astype(jnp.float32)
+        if self.score_head:  # the value head's layout, its own weights
+            s = self.act(self.norm(self.conv(1, 1, "score_conv")(x), train, "score_norm"))
+            s = s.reshape(s.shape[0], -1)
+            s = self.act(nn.Dense(self.value_hidden, dtype=dense_dtype, name="score_hidden")(s))
+            s = nn.Dense(1, dtype=dense_dtype, name="score_dense")(s)
+            aux["score"] = jnp.tanh(s[:, 0].astype(jnp.float32))
+        return NetworkOutput(logits.astype(jnp.float32), value.astype(jnp.float32), aux)
 
 
 def make_resnet(
@@ -144,6 +163,8 @@ def make_resnet(
     normalization: str = "batch_norm",
     value_hidden: int = 64,
     compute_dtype: str = "float32",
+    reply_head: bool = False,
+    score_head: bool = False,
 ) -> nn.Module:
     """The AlphaZero ResNet's Flax module for ``game`` (the ``"resnet"`` network kind).
 
@@ -156,6 +177,10 @@ def make_resnet(
       value_hidden: units of the value head's hidden layer, >= 1.
       compute_dtype: the convolutions' and dense layers' arithmetic, ``"float32"`` or
         ``"bfloat16"`` (weights stay float32; for inference).
+      reply_head: add ``aux["reply"]``, float32[B, A] logits of the opponent's reply (the
+        loss term ``reply``; Wu, 2019).
+      score_head: add ``aux["score"]``, float32[B] in [-1, 1], the game's final score from
+        the mover's view (the loss term ``score``; Wu, 2019).
 
     Raises:
       ValueError: for a setting out of range or not among the accepted names.
@@ -166,6 +191,9 @@ def make_resnet(
     _check_choice("activation", activation, tuple(ACTIVATIONS))
     _check_choice("normalization", normalization, NORMALIZATIONS)
     _check_choice("compute_dtype", compute_dtype, COMPUTE_DTYPES)
+    for name, flag in (("reply_head", reply_head), ("score_head", score_head)):
+        if not isinstance(flag, bool):
+            raise ValueError(f"make_network: {name} must be True or False, got {flag!r}.")
     return _ResNet(
         activation=activation,
         normalization=normalization,
@@ -174,6 +202,8 @@ def make_resnet(
         channels=channels,
         blocks=blocks,
         value_hidden=value_hidden,
+        reply_head=reply_head,
+        score_head=score_head,
     )
 
 

@@ -23,6 +23,7 @@ that a resumed run and an ``az:`` agent find them.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
@@ -153,6 +154,21 @@ def _POSITIVE_OR_ZERO(value: Any) -> bool:
     return _NON_NEGATIVE_FLOAT.check(value)
 
 
+def _is_stages(value: Any) -> bool:
+    if not isinstance(value, list | tuple):
+        return False
+    pairs = [tuple(p) if isinstance(p, list | tuple) else () for p in value]
+    if not all(len(p) == 2 and _NON_NEGATIVE.check(p[0]) and _POSITIVE.check(p[1]) for p in pairs):
+        return False
+    return all(a[0] < b[0] for a, b in itertools.pairwise(pairs))
+
+
+_STAGES = Rule(
+    _is_stages,
+    "a list of (iteration >= 0, simulations >= 1) pairs of ints, iterations increasing, such as "
+    "((100, 32), (300, 64))",
+)
+
 _AUX_WEIGHTS = Rule(
     _is_aux_weights,
     lambda: (
@@ -207,13 +223,29 @@ SETTINGS: dict[str, Any] = {
             "batch_norm", _one_of(*networks.NORMALIZATIONS), "ResNet: after each conv."
         ),
         "value_hidden": S(64, _POSITIVE, "ResNet: width of the value head's hidden layer."),
+        "reply_head": S(
+            False,
+            _BOOL,
+            "ResNet: a head predicting the opponent's reply, aux['reply'], for the loss term "
+            "``reply`` (Wu, 2019).",
+            added_later=True,
+        ),
+        "score_head": S(
+            False,
+            _BOOL,
+            "ResNet: a head predicting the game's final score, aux['score'], for the loss term "
+            "``score`` (Wu, 2019; ``training.scores``).",
+            added_later=True,
+        ),
     },
     "search": {
         "policy": S(
             "puct",
             _POLICY,
             "``puct``: mctx's muzero_policy, AlphaZero's PUCT with root noise (Silver et al., "
-            "2018); ``gumbel``: gumbel_muzero_policy (Danihelka et al., 2022); or one's own "
+            "2018); ``gumbel``: gumbel_muzero_policy (Danihelka et al., 2022); "
+            "``puct_forced``: PUCT with forced playouts and policy target pruning (Wu, 2019; "
+            "k = 2); or one's own "
             "(``search.register``; its factory's keyword settings replace the PUCT and Gumbel "
             "keys).",
         ),
@@ -287,6 +319,22 @@ SETTINGS: dict[str, Any] = {
         "fast_simulations": S(
             0, _NON_NEGATIVE, "The cheap search's simulations (playout cap).", added_later=True
         ),
+        "random_opening_plies": S(
+            0,
+            _NON_NEGATIVE,
+            "k > 0: each game opens with 0..k (drawn per game) uniform random plies, not "
+            "trained on, as AlphaZero.jl issue #217 (2024) starts games from random 0-2-ply "
+            "positions; 0: every game starts from the initial position.",
+            added_later=True,
+        ),
+        "simulation_stages": S(
+            (),
+            _STAGES,
+            "A rising simulation budget (Wu T.-R. et al., 2023): (iteration, simulations) "
+            "pairs; from each iteration on, self-play searches with its simulations (before "
+            "the first, search.num_simulations); each stage's search is compiled once.",
+            added_later=True,
+        ),
     },
     "replay": {
         "capacity": S(30_000, _POSITIVE, "Positions the replay memory holds (a ring)."),
@@ -297,6 +345,13 @@ SETTINGS: dict[str, Any] = {
             "s > 0: sample from a growing window of the newest positions (Wu, 2019): all of "
             "the first s, then s x (1 + 0.4 ((N/s)^0.75 - 1) / 0.75) of the N so far, at "
             "most the capacity; 0: from the whole memory.",
+            added_later=True,
+        ),
+        "merge_duplicates": S(
+            False,
+            _BOOL,
+            "Average the targets (policy, value, further ones) of a sampled position over "
+            "every copy of it in the memory (Clausen, 2020).",
             added_later=True,
         ),
     },
@@ -375,7 +430,9 @@ SETTINGS: dict[str, Any] = {
             {},
             _AUX_WEIGHTS,
             "Further loss terms by registry name, each with its weight, e.g. ``{'reply': "
-            "0.5}``: the opponent's reply (Wu, 2019), or one's own (``training.losses``).",
+            "0.15}``: ``reply``, the opponent's reply (Wu, 2019; network.reply_head), "
+            "``score``, the final score (Wu, 2019; network.score_head), or one's own "
+            "(``training.losses``).",
             added_later=True,
         ),
     },
@@ -391,7 +448,7 @@ _PLUGS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], Callable[[str], d
     "search": (
         "policy",
         ("policy", *policies.COMMON, "play_c_puct"),
-        ("puct", "gumbel"),
+        ("puct", "gumbel", "puct_forced"),
         policies.settings_of,
     ),
 }

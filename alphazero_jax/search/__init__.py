@@ -10,6 +10,8 @@
 - ``alphabeta``: depth-limited alpha-beta (negamax) on the game's heuristic;
 - ``rollout_mcts``: UCT with uniform priors and random-playout values, no network;
 - ``tdmcts`` and ``td_table``: UCT on values learned by TD backups, kept in a hash table;
+- ``forced_playouts``: the ``puct_forced`` policy, PUCT with forced playouts and policy
+  target pruning (Wu, 2019);
 - ``choice``: the move to play after a search (``choose_action``) and a uniform draw among
   equal moves (``uniform_choice``).
 
@@ -19,7 +21,7 @@ name them: ``search.make_search``, ``search.choose_action``.
 
 from __future__ import annotations
 
-from alphazero_jax.search import policies
+from alphazero_jax.search import forced_playouts, policies
 from alphazero_jax.search.choice import choose_action, uniform_choice
 from alphazero_jax.search.mctx_search import (
     POLICIES,
@@ -43,6 +45,7 @@ __all__ = [
     "SearchPolicy",
     "check_simulations",
     "choose_action",
+    "forced_playouts",
     "make_gumbel",
     "make_puct",
     "make_recurrent_fn",

@@ -13,6 +13,9 @@ and stays the learner's (``config.learner.l2_weight``).
 A term of one's own may read the stored targets of ``training.targets`` (the opponent's
 reply, the plies to the end, or one registered there) and the network's auxiliary outputs:
 docs/tutorials/opponent_reply.md trains the opponent's reply as Wu (2019) does.
+
+Built in besides: ``reply`` (the opponent's reply, with the ResNet's ``reply_head``) and
+``score`` (the game's final score, with its ``score_head``); docs/ideas.md.
 """
 
 from __future__ import annotations
@@ -123,6 +126,23 @@ def value_loss(output: NetworkOutput, batch: Sample) -> Array:
     return jnp.mean(jnp.square(value - jnp.asarray(batch.value, jnp.float32)))
 
 
+def reply_loss(output: NetworkOutput, batch: Sample) -> Array:
+    """The opponent's reply (Wu (2019); Clausen (2020)): the cross entropy of the network's
+    ``aux["reply"]`` logits (the ResNet's ``reply_head``) against the search's policy at
+    the next ply (the target ``reply_policy``); zero where the game ended with the move."""
+    return cross_entropy(output.aux["reply"], batch.targets["reply_policy"])
+
+
+def score_loss(output: NetworkOutput, batch: Sample) -> Array:
+    """The final score (Wu (2019)): the mean squared error of the network's ``aux["score"]``
+    (the ResNet's ``score_head``) against the game's final score from the mover's view
+    (the target ``final_score``, ``training.scores``)."""
+    score = output.aux["score"].astype(jnp.float32)
+    return jnp.mean(jnp.square(score - batch.targets["final_score"].astype(jnp.float32)))
+
+
 register("policy", policy_loss, metric="policy_loss")
 register("value", value_loss, metric="value_loss")
 BUILT_IN = ("policy", "value")  # always in the loss: weights 1 and config.learner.value_weight
+register("reply", reply_loss, targets=("reply_policy",), outputs=("reply",))
+register("score", score_loss, targets=("final_score",), outputs=("score",))

@@ -19,6 +19,17 @@ w * root value``: the search's value of the position (mctx's root value, mover's
 mixed into the game's outcome, which is less noisy than the outcome of one game whose
 later moves were sampled, and bootstraps like a temporal-difference target.
 
+With ``random_opening_plies`` k above 0, each game starts from a random position: its
+first ``n`` plies, ``n`` drawn per game from 0 to k, are uniform random legal moves of both
+sides, as AlphaZero.jl's GPU redesign starts its games from random 0-2-ply positions
+(AlphaZero.jl issue #217 (2024)). Unlike the handicap, the positions of those plies are not
+trained on: the game is taken to start after them, so no value target follows a move the
+search did not choose, and no policy target is a position's search whose move was thrown
+away. The search still runs there (the slots move together), a cost of k/2 plies a game.
+
+With ``score_fn`` given (``training.scores``), each game's final score is recorded where
+it ends (``Trajectory.score``), for the score-like target ``final_score``.
+
 Playout-cap randomisation (Wu (2019), KataGo): with ``fast_search_fn`` given, each move
 is searched in full with probability ``full_search_probability`` and otherwise by the
 cheaper ``fast_search_fn``; only fully searched positions are kept for training (their
@@ -88,6 +99,8 @@ def make_selfplay(
     root_value_weight: float = 0.0,
     fast_search_fn: search.SearchFn | None = None,
     full_search_probability: float = 1.0,
+    random_opening_plies: int = 0,
+    score_fn: Callable[[State], Array] | None = None,
 ) -> Callable[[dict, Array], Trajectory]:
     """Builds ``selfplay(variables, key) -> Trajectory`` of ``[num_moves, batch_size]``.
 
@@ -112,6 +125,11 @@ def make_selfplay(
         searched by ``search_fn``.
       full_search_probability: with ``fast_search_fn``, the chance in (0, 1] that a move is
         searched in full (and its position kept for training).
+      random_opening_plies: the most plies that open a game with uniform random moves, not
+        trained on (see the module docstring); 0: none.
+      score_fn: ``score(state) -> float32[]``, a finished game's score from the first
+        player's view (``training.scores.make``), recorded in ``Trajectory.score``; None:
+        not recorded.
 
     Returns:
       The self-play function; the caller jits it.
@@ -124,6 +142,8 @@ def make_selfplay(
         raise ValueError(f"num_sampling_moves must be >= 0, got {num_sampling_moves}.")
     if handicap_moves < 0:
         raise ValueError(f"handicap_moves must be >= 0, got {handicap_moves}.")
+    if random_opening_plies < 0:
+        raise ValueError(f"random_opening_plies must be >= 0, got {random_opening_plies}.")
     if not 0 <= root_value_weight <= 1:
         raise ValueError(f"root_value_weight must be in [0, 1], got {root_value_weight}.")
     if not 0 < full_search_probability <= 1:
@@ -131,13 +151,20 @@ def make_selfplay(
             f"full_search_probability must be in (0, 1], got {full_search_probability}."
         )
 
-    def new_games(key: Array) -> tuple[State, Array, Array]:
-        """B new games, each with its handicapped side and its number of random moves."""
+    def new_games(key: Array) -> tuple[State, Array, Array, Array]:
+        """B new games, each with its handicapped side, its number of random moves and its
+        number of random opening plies."""
         init_key, side_key, moves_key = jax.random.split(key, 3)
         states = jax.vmap(game.init)(jax.random.split(init_key, batch_size))
         side = jax.random.randint(side_key, (batch_size,), 0, 2, dtype=jnp.int32)
         moves = jax.random.randint(moves_key, (batch_size,), 0, handicap_moves + 1, jnp.int32)
-        return states, side, moves
+        opening = jnp.zeros((batch_size,), jnp.int32)
+        if random_opening_plies:  # its own key, so that runs without it draw as before
+            opening_key = jax.random.fold_in(key, 1)
+            opening = jax.random.randint(
+                opening_key, (batch_size,), 0, random_opening_plies + 1, jnp.int32
+            )
+        return states, side, moves, opening
 
     def searched(fn, variables, search_key, choice_key, states):
         """The move, policy target and (if used) root value of ``fn``'s search."""
@@ -147,8 +174,8 @@ def make_selfplay(
         root_value = search.root_value(output) if root_value_weight else None
         return action, output.action_weights, root_value
 
-    def move(variables: dict, games: tuple[State, Array, Array], key: Array):
-        states, side, moves = games
+    def move(variables: dict, games: tuple[State, Array, Array, Array], key: Array):
+        states, side, moves, opening = games
         search_key, choice_key, random_key, reset_key = jax.random.split(key, 4)
         args = (variables, search_key, choice_key, states)
         if fast_search_fn is None:
@@ -164,7 +191,12 @@ def make_selfplay(
         if handicap_moves:  # the side's first `moves` moves fall in the first 2 * moves plies
             at_random = (states.current_player == side) & (states.num_moves < 2 * moves)
             action = jnp.where(at_random, search.uniform_choice(random_key, legal), action)
+        in_opening = states.num_moves < opening  # all False without random openings
+        if random_opening_plies:
+            opening_choice = search.uniform_choice(jax.random.fold_in(random_key, 1), legal)
+            action = jnp.where(in_opening, opening_choice, action)
         moved = jax.vmap(game.step)(states, action)
+        score = jax.vmap(score_fn)(moved) if score_fn is not None else None
         record = (
             jax.vmap(game.observe)(states),
             legal,
@@ -174,13 +206,15 @@ def make_selfplay(
             moved.rewards[:, 0],
             root_value,
             full,
+            in_opening,
+            score,
         )
         restarted = jax.tree.map(
             lambda fresh, old: jnp.where(
                 moved.terminal.reshape((-1,) + (1,) * (old.ndim - 1)), fresh, old
             ),
             new_games(reset_key),
-            (moved, side, moves),
+            (moved, side, moves, opening),
         )
         return restarted, record
 
@@ -188,9 +222,11 @@ def make_selfplay(
         init_key, moves_key = jax.random.split(key)
         keys = jax.random.split(moves_key, num_moves)
         _, records = jax.lax.scan(lambda s, k: move(variables, s, k), new_games(init_key), keys)
-        observation, legal, policy_target, player, ended, outcome, root_value, full = records
+        observation, legal, policy_target, player, ended, outcome, root_value, full = records[:8]
+        in_opening, score = records[8:]
         value, valid = episode_targets(ended, outcome, player, discount=discount)
         valid = valid & full[:, None]  # fast-searched positions are not trained on
+        valid = valid & ~in_opening  # nor a random opening's
         if root_value_weight:
             value = (1 - root_value_weight) * value + root_value_weight * root_value
         value = jnp.where(valid, value, 0.0)
@@ -203,6 +239,7 @@ def make_selfplay(
             valid=valid,
             value=value,
             outcome=jnp.where(ended, outcome, 0.0),
+            score=None if score is None else jnp.where(ended, score, 0.0),
         )
 
     return selfplay

@@ -13,7 +13,10 @@ Built in:
   trains on it as an auxiliary target; Clausen (2020) measures it on Connect Four); zero
   at a game's last position, where there is no reply;
 - ``plies_to_end``: the moves from the position to its game's end, the move played there
-  included (1 at a game's last position), a score-like target.
+  included (1 at a game's last position), a score-like target;
+- ``final_score``: the game's final score (``training.scores``: Othello's disc difference,
+  Quoridor's path-length race, ...) from the position's mover's view, a score-like target
+  as Wu (2019) trains KataGo's; self-play records it only when given the game's score.
 """
 
 from __future__ import annotations
@@ -107,5 +110,29 @@ def plies_to_end(trajectory: Trajectory) -> Array:
     return counts
 
 
+def final_score(trajectory: Trajectory) -> Array:
+    """float32[T, B]: the score of each position's game where it ends, from the
+    position's mover's view (``training.scores``); positions of a game unfinished within
+    the trajectory get 0 (they are never valid)."""
+    if trajectory.score is None:
+        raise ValueError(
+            "The target final_score needs each game's score in the trajectory: self-play "
+            "records it when given score_fn=training.scores.make(game) (training does so for "
+            "a run whose loss terms read it)."
+        )
+
+    def backwards(score, inputs):
+        ended, here = inputs
+        score = jnp.where(ended, here, score)
+        return score, score
+
+    init = jnp.zeros(trajectory.ended.shape[1], jnp.float32)
+    _, scores = jax.lax.scan(
+        backwards, init, (trajectory.ended, trajectory.score.astype(jnp.float32)), reverse=True
+    )
+    return jnp.where(trajectory.player == 0, scores, -scores)
+
+
 register("reply_policy", reply_policy, over_actions=True)
 register("plies_to_end", plies_to_end)
+register("final_score", final_score)

@@ -17,6 +17,7 @@ as ``time/*``.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -34,7 +35,7 @@ from jax.sharding import PartitionSpec as P
 
 from alphazero_jax import networks, runs, search
 from alphazero_jax.configs import settings
-from alphazero_jax.training import evaluator, learner, losses, replay, selfplay, session
+from alphazero_jax.training import evaluator, learner, losses, replay, scores, selfplay, session
 from alphazero_jax.training import targets as targets_lib
 from alphazero_jax.training.config_schema import ConfigError, validate_config
 from alphazero_jax.training.run_logging import RunLogger
@@ -70,14 +71,19 @@ class Components(NamedTuple):
     evaluator: evaluator.Evaluator | None  # None when evaluation and gating are off
 
 
-def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
-    """Self-play with the batch split over the mesh: each device plays its share."""
+def _selfplay_over_devices(
+    config, game, apply_fn, mesh: Mesh, *, num_simulations: int, score_fn=None
+):
+    """Self-play with the batch split over the mesh: each device plays its share, every
+    move searched with ``num_simulations`` (a stage's, ``_simulation_stages``) and, with
+    ``score_fn``, each game's final score recorded."""
     num_devices = mesh.devices.size
     if config.selfplay.inference_dtype != "float32":
         apply_fn = networks.make_inference_apply_fn(
             game, compute_dtype=config.selfplay.inference_dtype, **config.network
         )
     settings = search.search_settings(config.search, play=False)
+    settings["num_simulations"] = num_simulations
     search_fn = search.make_search(game, apply_fn, **settings)
     fast_search_fn = None
     if config.selfplay.full_search_probability < 1:
@@ -95,8 +101,24 @@ def _selfplay_over_devices(config, game, apply_fn, mesh: Mesh):
         root_value_weight=config.selfplay.root_value_weight,
         fast_search_fn=fast_search_fn,
         full_search_probability=config.selfplay.full_search_probability,
+        random_opening_plies=config.selfplay.random_opening_plies,
+        score_fn=score_fn,
     )
     return selfplay.shard(play, mesh, _BATCH_AXIS)
+
+
+def _simulation_stages(config) -> tuple[tuple[int, int], ...]:
+    """``((first iteration, simulations), ...)`` of self-play, from iteration 0: the
+    search's simulations, then each of ``config.selfplay.simulation_stages`` (a rising
+    budget, Wu T.-R. et al. (2023)) from its iteration on."""
+    starts = {0: config.search.num_simulations}
+    starts.update((int(it), int(sims)) for it, sims in config.selfplay.simulation_stages)
+    return tuple(sorted(starts.items()))
+
+
+def _stage_of(stages: tuple[tuple[int, int], ...], iteration: int) -> int:
+    """The index of the stage that plays ``iteration`` (0-based, iterations completed)."""
+    return max(index for index, (first, _) in enumerate(stages) if first <= iteration)
 
 
 def _draw_key(key_data: Array) -> tuple[Array, jax.Array]:
@@ -112,9 +134,20 @@ def _draw_key(key_data: Array) -> tuple[Array, jax.Array]:
 
 
 def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
-    """An iteration's two halves: ``(selfplay_fn, learn_fn, update_fn, end_fn)``."""
-    play = _selfplay_over_devices(config, game, apply_fn, mesh)
+    """An iteration's two halves: ``(selfplay_fn, learn_fn, update_fn, end_fn)``.
+
+    With simulation stages, each stage's self-play is compiled once, here, and
+    ``selfplay_fn`` calls the one of the state's iteration."""
     aux_weights = tuple(config.learner.aux_weights.items())
+    target_names = losses.targets_of(dict(aux_weights))
+    score_fn = scores.make(game) if "final_score" in target_names else None
+    stages = _simulation_stages(config)
+    plays = [
+        _selfplay_over_devices(
+            config, game, apply_fn, mesh, num_simulations=sims, score_fn=score_fn
+        )
+        for _, sims in stages
+    ]
     update = learner.make_update(
         apply_fn,
         optimizer,
@@ -123,12 +156,11 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
         aux_weights=aux_weights,
         schedule=schedule,
     )
-    target_names = losses.targets_of(dict(aux_weights))
     symmetries = game.symmetries if config.replay.augment else ()
     batch_sharding = NamedSharding(mesh, P(_BATCH_AXIS))
     num_updates = config.learner.updates_per_iteration
 
-    def play_half(state: TrainingState, play_variables: dict | None = None):
+    def play_half(play, state: TrainingState, play_variables: dict | None = None):
         """Self-play with ``play_variables`` (gating's best network) or, when None, the
         network being trained; its positions go into the replay memory."""
         key_data, play_key = _draw_key(state.key)
@@ -156,6 +188,7 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
             batch_size=config.learner.batch_size,
             symmetries=symmetries,
             window=replay.growing_window(num_positions, window_start) if window_start else None,
+            merge_duplicates=config.replay.merge_duplicates,
         )
         return update(learner_state, jax.lax.with_sharding_constraint(batch, batch_sharding))
 
@@ -178,7 +211,16 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
         key, iteration, means = end_fn(state.key, state.iteration, metrics)
         return state.replace(learner=learner_state, key=key, iteration=iteration), means
 
-    return jax.jit(play_half, donate_argnums=0), learn_half, update_fn, end_fn
+    halves = [jax.jit(functools.partial(play_half, play), donate_argnums=0) for play in plays]
+    if len(halves) == 1:
+        return halves[0], learn_half, update_fn, end_fn
+
+    def selfplay_fn(state: TrainingState, play_variables: dict | None = None):
+        """The self-play of the stage of ``state.iteration`` (read once an iteration; the
+        session waits for the previous iteration there anyway)."""
+        return halves[_stage_of(stages, int(state.iteration))](state, play_variables)
+
+    return selfplay_fn, learn_half, update_fn, end_fn
 
 
 def _selfplay_metrics(trajectory) -> dict[str, Array]:
@@ -277,7 +319,14 @@ def _check_loss_terms(config, game, apply_fn, variables) -> tuple[str, ...]:
                 f"{config.network.get('kind', 'resnet')!r} does not produce (it produces: "
                 f"{', '.join(output.aux) or 'none'})."
             )
-    return losses.targets_of(config.learner.aux_weights)
+    names = losses.targets_of(config.learner.aux_weights)
+    if "final_score" in names and game.name not in scores.available():
+        raise ConfigError(
+            f"config.learner.aux_weights: the target final_score needs the game's score, but "
+            f"{game.name!r} has none; games with one: {', '.join(scores.available())} "
+            "(training.scores.register)."
+        )
+    return names
 
 
 def _make_evaluator(config, game, apply_fn, opponents) -> evaluator.Evaluator | None:

@@ -1,5 +1,9 @@
 """The AlphaZero ResNet: shapes, modes (train / eval), settings, parameter counts, tracing."""
 
+import subprocess
+import sys
+
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -255,3 +259,65 @@ def test_inference_apply_fn__bfloat16_search_keeps_the_known_answers(name, moves
 def test_inference_apply_fn__rejects_an_unknown_dtype():
     with pytest.raises(ValueError, match="compute_dtype must be one of"):
         networks.make_inference_apply_fn(games.make("tic_tac_toe"), compute_dtype="float16")
+
+
+class _Tiny(nn.Module):
+    """A network of one's own: a bias per action and one for the value, plus an auxiliary
+    output, whatever the position."""
+
+    num_actions: int
+    scale: float
+
+    @nn.compact
+    def __call__(self, observations, train):
+        del train
+        bias = self.param("bias", nn.initializers.ones, (self.num_actions,))
+        batch = observations.shape[0]
+        logits = jnp.broadcast_to(self.scale * bias, (batch, self.num_actions))
+        return logits, jnp.zeros(batch), {"twice": 2 * logits}
+
+
+def _make_tiny(game, *, scale: float = 1.0):
+    return _Tiny(num_actions=game.num_actions, scale=scale)
+
+
+def test_registry__a_network_of_one_s_own_builds_with_its_settings_and_aux_outputs():
+    networks.register("test_tiny", _make_tiny)
+    networks.register("test_tiny", _make_tiny)  # the same factory again: no error
+    assert {"resnet", "test_tiny"} <= set(networks.available())
+    assert networks.settings_of("test_tiny") == {"scale": 1.0}
+    assert networks.settings_of("resnet")["channels"] == 64
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = networks.make(game, kind="test_tiny", scale=3.0)
+    output, same = apply_fn(variables, _observations(game, 2), train=True)
+    assert same is variables  # no batch statistics
+    np.testing.assert_array_equal(output.logits, 3.0)
+    np.testing.assert_array_equal(output.aux["twice"], 6.0)
+    resnet, _ = networks.make_network(game, **SMALL)
+    assert resnet(networks.make_network(game, **SMALL)[1], _observations(game, 1))[0].aux == {}
+
+
+def test_registry__refuses_unknown_kinds_settings_taken_names_and_bad_outputs():
+    game = games.make("tic_tac_toe")
+    with pytest.raises(ValueError, match=r"Unknown network kind 'no_such'; registered: .*resnet"):
+        networks.make(game, kind="no_such")
+    with pytest.raises(ValueError, match=r"Unknown setting\(s\) width for network kind 'resnet'"):
+        networks.make(game, width=3)
+    with pytest.raises(ValueError, match="taken by"):
+        networks.register("resnet", _make_tiny)
+
+    def make_flat(game, *, scale: float = 1.0):
+        del scale
+        return _Tiny(num_actions=game.num_actions + 1, scale=1.0)
+
+    networks.register("test_wrong_shape", make_flat)
+    with pytest.raises(ValueError, match=r"logits \[B, A\] = \[1, 9\].*got \[1, 10\] and \[1\]"):
+        networks.make(game, kind="test_wrong_shape")
+
+
+def test_import__networks_loads_no_game():
+    """The networks sit below the settings table: importing them loads no game."""
+    code = "import sys, alphazero_jax.networks; print(sorted(sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    assert "alphazero_jax.networks" in loaded and "alphazero_jax.games" not in loaded
+    assert "alphazero_jax.configs" not in loaded

@@ -153,45 +153,21 @@ def search_settings(config_search: Mapping, *, play: bool) -> dict:
     return settings
 
 
-def make_search(
-    game: Game,
-    apply_fn: Callable,
-    *,
-    policy: str = "puct",
-    num_simulations: int = 64,
-    dirichlet_alpha: float = 0.3,
-    dirichlet_fraction: float = 0.25,
-    c_puct: float = 1.25,
-    c_puct_base: float = 19652.0,
-    max_num_considered_actions: int = 16,
-    gumbel_scale: float = 1.0,
-    discount: float = 1.0,
-    heuristic_weight: float = 0.0,
-    **options,
-) -> SearchFn:
+def make_search(game: Game, apply_fn: Callable, *, policy: str = "puct", **settings) -> SearchFn:
     """Builds ``search(variables, key, states[B]) -> mctx.PolicyOutput`` of a registered
     search policy (``search.register``).
 
     Args:
       game: the game; its batched State is the tree's embedding.
       apply_fn: the network's apply function (``networks.make``).
-      policy: a registered policy: ``"puct"`` (``mctx.muzero_policy``: AlphaZero's PUCT
-        with Dirichlet noise at the root; its ``action`` is sampled from the visit counts),
-        ``"gumbel"`` (``mctx.gumbel_muzero_policy``; its ``action`` is the
-        sequential-halving choice) or one of one's own.
-      num_simulations: simulations per search (a static int, >= 1).
-      dirichlet_alpha: PUCT root noise concentration.
-      dirichlet_fraction: PUCT root noise weight (0 disables the noise).
-      c_puct: PUCT exploration constant (mctx's ``pb_c_init``).
-      c_puct_base: PUCT's visit-count scale (mctx's ``pb_c_base``).
-      max_num_considered_actions: Gumbel's root candidates.
-      gumbel_scale: Gumbel noise scale (0 makes the Gumbel search deterministic).
-      discount: per-ply discount of values, in (0, 1]; 1 (AlphaZero's) values every win
-        alike, below 1 the search prefers quicker wins. Use the value targets' discount.
-      heuristic_weight: the game heuristic's share of every node's value, in [0, 1]; 0
-        (AlphaZero's) values nodes by the network alone.
-      **options: settings of a policy of one's own. Each of the arguments above reaches the
-        policy's factory if the factory takes it, and is dropped otherwise.
+      policy: a registered policy: ``"puct"`` (``make_puct``: ``mctx.muzero_policy``,
+        AlphaZero's PUCT with Dirichlet noise at the root; its ``action`` is sampled from
+        the visit counts), ``"gumbel"`` (``make_gumbel``: ``mctx.gumbel_muzero_policy``; its
+        ``action`` is the sequential-halving choice) or one of one's own.
+      **settings: the policy's keyword settings (``search.policies.settings_of(policy)``);
+        those it leaves out keep its factory's defaults. A built-in policy's setting that
+        this policy does not take (a run's ``config.search`` holds PUCT's and Gumbel's
+        both) is dropped.
 
     Returns:
       The search function; the caller jits it. Its ``action_weights`` is the policy
@@ -203,33 +179,26 @@ def make_search(
     """
     factory = policies.get(policy).make
     accepted = policies.settings_of(policy)
-    unknown = sorted(set(options) - set(accepted))
+    built_in = {key for name in POLICIES for key in policies.settings_of(name)}
+    unknown = sorted(set(settings) - set(accepted) - built_in)
     if unknown:
         described = ", ".join(f"{k}={v!r}" for k, v in accepted.items())
         raise ValueError(
             f"Unknown setting(s) {', '.join(unknown)} for search policy {policy!r}; accepted "
             f"settings (with defaults): {described}."
         )
+    settings = {**accepted, **{k: v for k, v in settings.items() if k in accepted}}
+    num_simulations = settings["num_simulations"]
     if not isinstance(num_simulations, int) or num_simulations < 1:
         raise ValueError(f"num_simulations must be an int >= 1, got {num_simulations!r}.")
     check_simulations(game, num_simulations)
-    if not 0 < discount <= 1:
-        raise ValueError(f"discount must be in (0, 1], got {discount!r}.")
-    if not 0 <= heuristic_weight <= 1:
-        raise ValueError(f"heuristic_weight must be in [0, 1], got {heuristic_weight!r}.")
-    named = {
-        "num_simulations": num_simulations,
-        "dirichlet_alpha": dirichlet_alpha,
-        "dirichlet_fraction": dirichlet_fraction,
-        "c_puct": c_puct,
-        "c_puct_base": c_puct_base,
-        "max_num_considered_actions": max_num_considered_actions,
-        "gumbel_scale": gumbel_scale,
-        "discount": discount,
-        "heuristic_weight": heuristic_weight,
-    }
-    given = {k: v for k, v in named.items() if k in accepted}
-    return factory(game, apply_fn, **given, **options)
+    if not 0 < settings["discount"] <= 1:
+        raise ValueError(f"discount must be in (0, 1], got {settings['discount']!r}.")
+    if not 0 <= settings["heuristic_weight"] <= 1:
+        raise ValueError(
+            f"heuristic_weight must be in [0, 1], got {settings['heuristic_weight']!r}."
+        )
+    return factory(game, apply_fn, **settings)
 
 
 def _invalid_actions(game: Game, states: State) -> Array:
@@ -253,7 +222,21 @@ def make_puct(
     heuristic_weight: float = 0.0,
 ) -> SearchFn:
     """The ``"puct"`` search policy: ``mctx.muzero_policy`` with AlphaZero's PUCT, Dirichlet
-    noise at the root and ``qtransform_alphazero`` (arguments as ``make_search``'s)."""
+    noise at the root and ``qtransform_alphazero``.
+
+    Args:
+      game: the game; its batched State is the tree's embedding.
+      apply_fn: the network's apply function.
+      num_simulations: simulations per search (a static int, >= 1).
+      dirichlet_alpha: the root noise's concentration.
+      dirichlet_fraction: the root noise's weight (0 disables the noise).
+      c_puct: the exploration constant (mctx's ``pb_c_init``).
+      c_puct_base: the visit-count scale of the constant's growth (mctx's ``pb_c_base``).
+      discount: per-ply discount of values, in (0, 1]; 1 (AlphaZero's) values every win
+        alike, below 1 the search prefers quicker wins. Use the value targets' discount.
+      heuristic_weight: the game heuristic's share of every node's value, in [0, 1]; 0
+        (AlphaZero's) values nodes by the network alone.
+    """
     return _mctx_search(
         game,
         apply_fn,
@@ -282,7 +265,12 @@ def make_gumbel(
     heuristic_weight: float = 0.0,
 ) -> SearchFn:
     """The ``"gumbel"`` search policy: ``mctx.gumbel_muzero_policy`` with Q completed by the
-    mixed value, unscaled (arguments as ``make_search``'s)."""
+    mixed value, unscaled; arguments as ``make_puct``'s, and
+
+    Args:
+      max_num_considered_actions: the root candidates of sequential halving.
+      gumbel_scale: the Gumbel noise's scale (0 makes the search deterministic).
+    """
     return _mctx_search(
         game,
         apply_fn,

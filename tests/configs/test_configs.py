@@ -2,13 +2,16 @@
 game's presets, and generic presets for a game registered by a researcher."""
 
 import functools
+import inspect
 
+import flax.linen as nn
 import ml_collections
 import pytest
 
-from alphazero_jax import configs, games
+from alphazero_jax import configs, games, networks, search
 from alphazero_jax.configs import settings
 from alphazero_jax.games import tic_tac_toe
+from alphazero_jax.training import learner, selfplay
 
 
 def test_settings__every_key_has_a_rule_and_a_meaning_and_its_default_passes_the_rule():
@@ -162,3 +165,126 @@ def test_othello_long_gpu__is_the_agent_recipe_with_a_larger_network_over_more_g
     differing |= {"replay.capacity", "evaluation.every", "evaluation.opponents"}
     changed = _changed(small, large)
     assert changed == differing, sorted(changed ^ differing)
+
+
+# Each setting that a library factory also takes, with that factory and keyword: the table's
+# default must be the signature's (the factories keep literal defaults, as mctx and optax).
+# Not here: the learner's schedule and warm-up (make_schedule's defaults are a constant rate;
+# a run's default is a cosine over its own length, which make_schedule cannot know).
+FACTORY_DEFAULTS = [
+    *(
+        (f"network.{name}", networks.make_resnet, name)
+        for name in ("channels", "blocks", "activation", "normalization", "value_hidden")
+    ),
+    ("selfplay.inference_dtype", networks.make_resnet, "compute_dtype"),
+    ("search.policy", search.make_search, "policy"),
+    *(
+        (f"search.{name}", search.make_puct, name)
+        for name in (
+            "num_simulations",
+            "dirichlet_alpha",
+            "dirichlet_fraction",
+            "c_puct",
+            "c_puct_base",
+            "discount",
+            "heuristic_weight",
+        )
+    ),
+    *(
+        (f"search.{name}", search.make_gumbel, name)
+        for name in ("num_simulations", "max_num_considered_actions", "gumbel_scale")
+    ),
+    ("search.discount", selfplay.make_selfplay, "discount"),
+    *(
+        (f"selfplay.{name}", selfplay.make_selfplay, name)
+        for name in ("handicap_moves", "root_value_weight", "full_search_probability")
+    ),
+    ("learner.learning_rate", learner.make_schedule, "learning_rate"),
+    ("learner.decay_rate", learner.make_schedule, "decay_rate"),
+    ("learner.decay_steps", learner.make_schedule, "decay_steps"),
+    ("learner.optimizer", learner.make_optimizer, "name"),
+    ("learner.l2_weight", learner.make_update, "l2_weight"),
+    ("learner.value_weight", learner.make_update, "value_weight"),
+]
+
+
+@pytest.mark.parametrize(("key", "factory", "keyword"), FACTORY_DEFAULTS, ids=lambda x: str(x))
+def test_settings__defaults_are_the_factories_keyword_defaults(key, factory, keyword):
+    assert settings.default(key) == inspect.signature(factory).parameters[keyword].default
+
+
+def test_settings__choice_lists_are_the_owners():
+    rules = dict(settings.leaves())
+    assert rules["network.activation"].rule.says() == f"one of {tuple(networks.ACTIVATIONS)}"
+    assert rules["learner.schedule"].rule.says() == f"one of {learner.SCHEDULES}"
+    assert rules["learner.optimizer"].rule.says() == f"one of {learner.OPTIMIZERS}"
+    assert "gumbel" in rules["search.policy"].rule.says()
+
+
+def test_settings__resumable_is_a_property_of_each_setting():
+    resumable = {key for key, setting in settings.leaves() if setting.resumable}
+    assert {"log_every", "imports", "evaluation.games", "evaluation.opponents"} <= resumable
+    assert not {"seed", "network.channels", "search.policy", "replay.capacity"} & resumable
+    assert settings.resumable("time_limit_minutes") and not settings.resumable("network.hidden")
+
+
+def test_settings__complete_adds_a_top_level_key_added_later():
+    config = configs.get_config("tic_tac_toe", "smoke")
+    del config["imports"]
+    del config.network["kind"]
+    completed = settings.complete(config)
+    assert completed.imports == () and completed.network.kind == "resnet"
+    settings.check(completed)
+
+
+class _TwoLayers(nn.Module):
+    num_actions: int
+    width: int
+
+    @nn.compact
+    def __call__(self, observations, train):
+        x = nn.relu(nn.Dense(self.width)(observations.reshape(observations.shape[0], -1)))
+        return nn.Dense(self.num_actions)(x), nn.tanh(nn.Dense(1)(x)[:, 0])
+
+
+def _make_two_layers(game, *, width: int = 16, gain: float = 1.0):
+    del gain
+    return _TwoLayers(game.num_actions, width)
+
+
+def test_plug__a_network_of_one_s_own_is_checked_by_its_own_settings():
+    networks.register("test_two_layers", _make_two_layers)
+    config = configs.get_config("tic_tac_toe", "smoke")
+    settings.plug(config, "network", "test_two_layers", width=8)
+    assert config.network.to_dict() == {"kind": "test_two_layers", "width": 8, "gain": 1.0}
+    settings.check(config)
+    del config.network["gain"]  # an older or shorter config: complete gives the default
+    assert settings.complete(config).network.gain == 1.0
+    config.network = ml_collections.ConfigDict({"kind": "test_two_layers", "width": "8"})
+    with pytest.raises(settings.ConfigError, match=r"config\.network\.width must be an int"):
+        settings.check(settings.complete(config))
+    config.network = ml_collections.ConfigDict({"kind": "test_two_layers", "channels": 8})
+    with pytest.raises(settings.ConfigError, match=r"unknown key config\.network\.channels"):
+        settings.check(settings.complete(config))
+    with pytest.raises(settings.ConfigError, match=r"depth: no setting of network"):
+        settings.plug(config, "network", "test_two_layers", depth=2)
+
+
+def test_plug__an_unregistered_name_is_refused_in_one_line_listing_the_registered():
+    config = configs.get_config("tic_tac_toe", "smoke")
+    config.network.kind = "transformer"
+    with pytest.raises(settings.ConfigError) as error:
+        settings.check(config)
+    assert "config.network.kind must be a registered network kind, one of (" in str(error.value)
+    assert "'resnet'" in str(error.value) and "\n" not in str(error.value)
+    config = configs.get_config("tic_tac_toe", "smoke")
+    config.search.policy = "forced"
+    with pytest.raises(settings.ConfigError, match=r"registered search policy, one of \(.*'puct'"):
+        settings.check(config)
+    config = configs.get_config("tic_tac_toe", "smoke")
+    config.learner.aux_weights = {"no_such_term": 1.0}
+    with pytest.raises(settings.ConfigError, match=r"aux_weights must be a dict of registered"):
+        settings.check(config)
+    config.imports = ("no_such_module_of_plugins",)
+    with pytest.raises(settings.ConfigError, match=r"cannot import 'no_such_module_of_plugins'"):
+        settings.complete(config)

@@ -272,3 +272,63 @@ def test_play_c_puct__searches_as_c_puct_would_when_the_network_plays():
     np.testing.assert_array_equal(played, visits(c_puct=0.25))
     assert not np.array_equal(played, visits(c_puct=4.0))
     np.testing.assert_array_equal(visits(c_puct=4.0, play_c_puct=0.0), visits(c_puct=4.0))
+
+
+def _make_puct_again(
+    game,
+    apply_fn,
+    *,
+    num_simulations: int = 8,
+    discount: float = 1.0,
+    heuristic_weight: float = 0.0,
+    c_puct: float = 1.25,
+    tilt: float = 0.0,
+):
+    """A policy of one's own: PUCT, with a setting of its own that it checks."""
+    if tilt < 0:
+        raise ValueError(f"tilt must be >= 0, got {tilt}.")
+    return search.make_puct(
+        game,
+        apply_fn,
+        num_simulations=num_simulations,
+        discount=discount,
+        heuristic_weight=heuristic_weight,
+        c_puct=c_puct,
+    )
+
+
+def _least_weighted(output, key, sample):
+    """A move rule that a test can tell apart: the least weighted legal-looking move."""
+    del key, sample
+    return jnp.argmin(output.action_weights, axis=-1)
+
+
+def test_registry__a_policy_of_one_s_own_gets_its_settings_and_its_move_rule():
+    search.register("test_puct_again", _make_puct_again, choose=_least_weighted)
+    assert "test_puct_again" in search.policies.available()
+    assert search.policies.settings_of("test_puct_again")["tilt"] == 0.0
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = _random_network("tic_tac_toe")
+    # make_search passes the settings the factory takes (c_puct, tilt), drops the built-ins'
+    # others (dirichlet_alpha) and leaves the factory's own defaults (8 simulations).
+    made = search.make_search(
+        game, apply_fn, policy="test_puct_again", dirichlet_alpha=0.1, c_puct=2.0, tilt=1.0
+    )
+    states = _batch(game, ["a1 a2 b1 b2"])
+    output = jax.jit(made)(variables, jax.random.key(0), states)
+    assert int(output.search_tree.summary().visit_counts.sum()) == 8
+    weights = np.asarray(output.action_weights[0])
+    chosen = search.choose_action(output, jax.random.key(1), policy="test_puct_again", sample=False)
+    assert weights[int(chosen[0])] == weights.min()
+    with pytest.raises(ValueError, match="tilt must be >= 0"):
+        search.make_search(game, apply_fn, policy="test_puct_again", tilt=-1.0)
+
+
+def test_registry__refuses_a_factory_without_the_common_settings_and_a_taken_name():
+    def no_simulations(game, apply_fn, *, discount=1.0, heuristic_weight=0.0):
+        return None
+
+    with pytest.raises(ValueError, match="it lacks num_simulations"):
+        search.register("test_incomplete", no_simulations)
+    with pytest.raises(ValueError, match="taken by"):
+        search.register("puct", _make_puct_again)

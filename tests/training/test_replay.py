@@ -223,3 +223,38 @@ def test_replay__jitted_add_with_donation_traces_once():
     assert len(traces) == 1
     assert int(buffer.size) == 5 and int(buffer.cursor) == 0
     assert _stored_numbers(buffer) == [7, 8, 9, 10, 12]
+
+
+def test_replay__further_targets_are_stored_sampled_and_permuted_with_the_board():
+    """A reply target over the actions moves with the stone under the mirror; a number per
+    position (plies to the end) comes back as written; a plain buffer keeps its layout."""
+    game = games.make("connect_four")
+    rows, cols, channels = game.observation_shape
+    observation = np.zeros((1, rows, cols, channels), np.float32)
+    observation[:, rows - 1, 0, 0] = 1.0  # one stone, bottom of column 0
+    policy = np.eye(cols, dtype=np.float32)[[0]]
+    reply = np.eye(cols, dtype=np.float32)[[1]]  # the reply: column 1, beside the stone
+    samples = Sample(
+        jnp.asarray(observation),
+        jnp.asarray(policy),
+        jnp.array([1.0]),
+        {"reply_policy": jnp.asarray(reply), "plies_to_end": jnp.array([7.0])},
+    )
+    buffer = replay.init(
+        capacity=3,
+        observation_shape=(rows, cols, channels),
+        num_actions=cols,
+        targets={"reply_policy": (cols,), "plies_to_end": ()},
+        over_actions=("reply_policy",),
+    )
+    assert isinstance(buffer, replay.TargetReplayBuffer)
+    assert not isinstance(_empty(3), replay.TargetReplayBuffer)
+    buffer = replay.add(buffer, samples)
+    sample = functools.partial(replay.sample, batch_size=200, symmetries=game.symmetries)
+    batch = jax.jit(sample)(buffer, jax.random.key(0))
+    stone = np.asarray(batch.observation)[:, rows - 1, :, 0].argmax(-1)
+    answer = np.asarray(batch.targets["reply_policy"]).argmax(-1)
+    assert set(stone.tolist()) == {0, cols - 1}
+    # Unmirrored the reply is column 1; mirrored, column cols - 2: beside the stone still.
+    np.testing.assert_array_equal(answer, np.where(stone == 0, 1, cols - 2))
+    np.testing.assert_array_equal(np.asarray(batch.targets["plies_to_end"]), 7.0)

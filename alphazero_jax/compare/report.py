@@ -159,8 +159,9 @@ def verdict(row: dict, reference: str) -> str:
         word = "better than" if improves else "worse than"
     else:
         word = "not distinguishable from"
+    what = "mean game score " if row["measure"] == judging.LADDER else ""
     return (
-        f"{row['arm']} {word} {reference}: {difference:+.1%} [{low:+.1%}, {high:+.1%}], "
+        f"{row['arm']} {word} {reference}: {what}{difference:+.1%} [{low:+.1%}, {high:+.1%}], "
         f"exact sign/McNemar p = {p:.3g} ({paired['a_higher']} vs {paired['b_higher']} "
         f"discordant of {paired['items']})"
     )

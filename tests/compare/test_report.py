@@ -1,0 +1,62 @@
+"""The report's curves, points of comparison and verdicts on hand-made judgements."""
+
+import pytest
+
+from alphazero_jax.compare import arms, judges, plan, report, timing
+
+
+def _point(iteration, minutes, mistakes):
+    measure = judges.Measure("Middle-Medium", "lower", 1, mistakes)
+    return report.Point(iteration, minutes, {measure.name: measure})
+
+
+PLAN = plan.Plan(
+    arms=(arms.Arm("base", "connect_four:cpu"), arms.Arm("idea", "connect_four:cpu", ("x=1",))),
+    seeds=(0,),
+    budget=timing.Budget(minutes=2),
+    slice_minutes=1.0,
+    checkpoint_minutes=0.0,
+    judges=("perfect_play",),
+    simulations=-1,
+)
+POINTS = {
+    ("base", 0): [_point(1, 1.0, "1100"), _point(2, 2.0, "1000")],
+    ("idea", 0): [_point(1, 0.5, "1111"), _point(2, 1.0, "0000"), _point(3, 1.5, "0000")],
+}
+
+
+def test_curves__a_point_per_judged_checkpoint_on_both_axes():
+    rows = report.curves(PLAN, POINTS, None)
+    idea = [(r["x"], r["value"]) for r in rows if r["arm"] == "idea" and r["axis"] == "minutes"]
+    assert idea == [(0.5, 1.0), (1.0, 0.0), (1.5, 0.0)]
+    base = [(r["x"], r["value"]) for r in rows if r["arm"] == "base" and r["axis"] == "iteration"]
+    assert base == [(1, 0.5), (2, 0.25)]
+
+
+def test_compare_at__equal_time_takes_each_arm_newest_checkpoint_by_then():
+    # The least final time is idea's 1.5 minutes: base is at its iteration 1 then (1100),
+    # idea at its iteration 3 (0000): base erred on two positions idea got right.
+    minutes, iteration = report.final_points(POINTS)
+    assert (minutes, iteration) == (1.5, 2)
+    compared = report.compare_at(PLAN, POINTS, None, "minutes", minutes, 0.0)
+    base, idea = compared.rows
+    assert (base["iterations"], idea["iterations"]) == ([1], [3])
+    paired = idea["paired"]
+    assert (paired["a_higher"], paired["b_higher"]) == (2, 0)
+    assert paired["p_value"] == pytest.approx(0.5)  # 2 x (1/2)^2
+    assert paired["difference"] == pytest.approx(-0.5)
+    line = report.verdict(idea, "base")
+    assert line.startswith("idea not distinguishable from base: -50.0%")
+    assert "p = 0.5 (2 vs 0 discordant of 4)" in line
+
+
+def test_compare_at__equal_iterations_and_a_significant_verdict():
+    compared = report.compare_at(PLAN, POINTS, None, "iteration", 2, 0.0)
+    assert [r["iterations"] for r in compared.rows] == [[2], [2]]
+    many = {
+        ("base", 0): [_point(1, 1.0, "1" * 12)],
+        ("idea", 0): [_point(1, 1.0, "0" * 12)],
+    }
+    (_, idea) = report.compare_at(PLAN, many, None, "iteration", 1, 0.0).rows
+    assert idea["paired"]["p_value"] == pytest.approx(2 / 4096)  # 12 of 12 one way
+    assert report.verdict(idea, "base").startswith("idea better than base: -100.0%")

@@ -631,6 +631,8 @@ def _check_section(config, tree: dict, prefix: str) -> None:
             continue
         value = config[key]
         if not setting.rule.check(value):
+            if isinstance(value, ml_collections.ConfigDict):  # its repr spans lines
+                value = value.to_dict()
             raise ConfigError(
                 f"config.{prefix}{key} must be {setting.rule.says()}, got {value!r}."
                 f"{_size_hint(value)}"

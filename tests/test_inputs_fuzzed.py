@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import ml_collections
 import positions
 import pytest
+from fuzz_text import NUMBER_TEXT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,15 +58,15 @@ ALPHABETS = {
     "othello": "abcdefghiAHps012345678910 ,٥",
     "quoridor": "abcdefhvHV0123456 ,²",
 }
-# A near-move: a file, a number (or digits that are not ASCII), and for Quoridor a wall's
-# kind; Connect Four's moves are single characters.
+# A near-move: a file, a number (as above), and for Quoridor a wall's kind; Connect Four's
+# moves are single characters, or a number.
 _NEAR_MOVES = {
-    "connect_four": st.sampled_from("1234567890aAbx"),
+    "connect_four": st.sampled_from("1234567890aAbx") | NUMBER_TEXT,
     **{
         name: st.builds(
             lambda file, rank, kind: file + rank + kind,
             st.sampled_from(files),
-            st.one_of(st.integers(0, 17).map(str), st.sampled_from(["", "²", "٥", "01", "-1"])),
+            NUMBER_TEXT,
             st.sampled_from(kinds),
         )
         for name, files, kinds in [
@@ -277,13 +278,13 @@ SPEC_KINDS = [
     "tdmcts:1:",
 ]
 SPEC_TAILS = "0123456789:=.-+eE abcfglmnopqrstx/²١"
-_SPEC_NUMBERS = st.one_of(
-    st.integers(-1, 12).map(str), st.sampled_from(["", "²", "007", "1" * 12, " 3", "3.0"])
-)
+_SPEC_NUMBERS = NUMBER_TEXT
 _SPEC_SETTINGS = st.builds(
     lambda name, value: f":{name}={value}",
     st.sampled_from(["c", "gamma", "floor", "x", ""]),
-    st.one_of(st.floats().map(repr), st.sampled_from(["nan", "inf", "0.5", "1e-3", "", "١"])),
+    st.one_of(
+        st.floats().map(repr), st.sampled_from(["nan", "inf", "0.5", "1e-3", "", "١"]), NUMBER_TEXT
+    ),
 )
 
 
@@ -362,6 +363,7 @@ _VALUES = st.one_of(
     st.floats(0, 1),
     st.sampled_from([0.5, 1.0, 1e-3, 2, 64, 2**31, 1e39, float("nan")]),
     st.text(max_size=8),
+    NUMBER_TEXT,
     st.sampled_from([*_NAMES, _DELETE]),
     st.lists(
         st.one_of(
@@ -371,7 +373,7 @@ _VALUES = st.one_of(
     ),
     st.dictionaries(
         st.sampled_from(["rows", "cols", "connect", "size"]),
-        st.one_of(st.integers(-1, 12), st.text(max_size=2)),
+        st.one_of(st.integers(-1, 12), st.text(max_size=2), NUMBER_TEXT),
         max_size=3,
     ),
 )

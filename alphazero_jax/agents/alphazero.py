@@ -92,7 +92,7 @@ def restore_az(
     else:
         try:
             run = pretrained.restore(path)
-        except FileNotFoundError as error:
+        except OSError as error:  # none there, or no path at all (a name too long)
             raise ValueError(
                 f"Agent spec az:{path}: expected a training run directory, one of its "
                 f"checkpoints, <run>/checkpoints/<iteration>, or an exported agent's folder, "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from alphazero_jax import games
 from alphazero_jax.agents._spec_text import MAX_DIGITS, is_count
 from alphazero_jax.types import Agent, Game
 
@@ -92,6 +93,19 @@ class AgentKind:
         return f"{self.kind}:{strength}"
 
 
+def read_count(text: str, *, low: int, high: int) -> int | None:
+    """The integer in ``[low, high]`` that ``text`` writes in ASCII digits, leading zeros
+    allowed; None for any other text (other digits such as ``"²"`` or ``"١"``, signs,
+    spaces, more than ``MAX_DIGITS`` significant digits: ``int`` never sees a long one)."""
+    if not text.isascii() or not text.isdigit():
+        return None
+    significant = text.lstrip("0") or "0"
+    if not is_count(significant):
+        return None
+    value = int(significant)
+    return value if low <= value <= high else None
+
+
 def count(spec: str, text: str, *, minimum: int) -> int:
     """The count ``text`` after a spec's colon; SpecError unless an integer >= ``minimum``."""
     if not is_count(text) or int(text) < minimum:
@@ -138,4 +152,4 @@ def spec_help(kinds: tuple[AgentKind, ...]) -> str:
 def _games_note(kind: AgentKind) -> str:
     if kind.games is None:
         return ""
-    return " and ".join(name.replace("_", " ").title() for name in kind.games) + " only: "
+    return " and ".join(games.record(name).title for name in kind.games) + " only: "

@@ -3,13 +3,10 @@ r"""Play an agent in the terminal (``make play``).
     alphazero-play --game=connect_four [--agent=az:pretrained] \
         [--human=first|second|none] [--simulations=N] [--game_settings=rows=5,cols=6]
 
-Moves in the game's notation (Connect Four: the column, 1 to 7; Tic-Tac-Toe: a cell such
-as b2; Othello: a square such as f5, rows counted from the top, or ``pass``; Quoridor: the
-pawn's destination square such as e8, or a wall such as e3h or d4v, see
-``games/quoridor.py``); ``undo``, ``hint``, ``eval``, ``moves``, ``new`` and ``quit`` at the
-prompt. The default agent is the
-network shipped for the game (``az:pretrained``); ``--simulations`` sets a network's search
-(0: its raw policy), i.e. its strength.
+Moves in the game's notation (each game's is in ``--game``'s help, from its
+``games.record``); ``undo``, ``hint``, ``eval``, ``moves``, ``new`` and ``quit`` at the
+prompt. The default agent is the network shipped for the game (``az:pretrained``);
+``--simulations`` sets a network's search (0: its raw policy), i.e. its strength.
 """
 
 from __future__ import annotations
@@ -18,12 +15,20 @@ import sys
 
 from absl import flags
 
-from alphazero_jax import agents
+from alphazero_jax import agents, games
 from alphazero_jax.cli import common as cli
 
-_GAME = flags.DEFINE_string(
-    "game", "connect_four", "Game name: connect_four, othello, quoridor, tic_tac_toe."
-)
+
+def _games_help() -> str:
+    """Each game with its notation (``games.record``)."""
+    shown = []
+    for name in games.available():
+        notation = games.record(name).notation
+        shown.append(f"{name} (moves: {notation})" if notation else name)
+    return "The game: " + "; ".join(shown) + "."
+
+
+_GAME = flags.DEFINE_string("game", "connect_four", _games_help())
 _SETTINGS = cli.define_game_settings()
 _AGENT = flags.DEFINE_string(
     "agent", "az:pretrained", f"The opponent's agent. {agents.spec_help()}"
@@ -47,7 +52,6 @@ def _spec() -> str:
 
 def main(argv: list[str]) -> None:
     cli.begin(argv)
-    from alphazero_jax import games
     from alphazero_jax.agents import pretrained
     from alphazero_jax.play import session, terminal
 

@@ -42,25 +42,32 @@ _NEW_AGENTS = flags.DEFINE_float(
     "have built a minute, after 3 at once; one that asks for more waits its turn, holding up "
     "no one else. 0: no bound.",
 )
+_COMPILE_WAIT = flags.DEFINE_float(
+    "compile_wait",
+    5.0,
+    "Seconds a request waits for its agent's first compile; beyond, it is answered 429 with "
+    "Retry-After (the compile goes on). 0: never waits; negative: waits for the compile.",
+)
 _WARM_UP = flags.DEFINE_bool(
     "warm_up", True, "Compile the shipped agents' searches before the first game asks."
 )
 
 
 def config():
-    from alphazero_jax.play import web
+    from alphazero_jax.play.server_config import ServerConfig
 
     sizes = _BATCH_SIZES.value
     if not all(size.isdigit() for size in sizes):
         cli.fail(f"--batch_sizes: expected integers, got {','.join(sizes)}.")
     return dataclasses.replace(
-        web.ServerConfig(),
+        ServerConfig(),
         max_sessions=_MAX_SESSIONS.value,
         idle_seconds=_IDLE_MINUTES.value * 60,
         batch_sizes=tuple(int(size) for size in sizes) or None,
         warm_up=_WARM_UP.value,
         max_agents=_MAX_AGENTS.value,
         new_agents_per_minute=_NEW_AGENTS.value or None,
+        compile_wait=None if _COMPILE_WAIT.value < 0 else _COMPILE_WAIT.value,
     )
 
 
@@ -68,10 +75,10 @@ def main(argv: list[str]) -> None:
     cli.begin(argv)
     import uvicorn
 
-    from alphazero_jax.play import web
+    from alphazero_jax.play.routes import create_app, uvicorn_options
 
     try:
-        application = web.create_app(config())
+        application = create_app(config())
     except ValueError as error:
         cli.fail(error)
     shown = "127.0.0.1" if _HOST.value in ("0.0.0.0", "::") else _HOST.value
@@ -87,7 +94,7 @@ def main(argv: list[str]) -> None:
         host=_HOST.value,
         port=_PORT.value,
         log_level="warning",
-        **web.uvicorn_options(application),  # slow request headers time out, as bodies do
+        **uvicorn_options(application),  # slow request headers time out, as bodies do
     )
 
 

@@ -1,5 +1,6 @@
 """Game registry: ``games.make(name, **settings)`` and ``games.available()``; the contract
-checker ``games.check_game(game)`` for a game of one's own.
+checker ``games.check_game(game)`` for a game of one's own; ``games.register`` to add one,
+with its facts (title, notation, settings) in a ``GameRecord`` that ``games.record`` reads.
 
 Games built with the same settings are the same object, so functions jitted over one
 game's closures compile once however often the game is requested.
@@ -7,6 +8,7 @@ game's closures compile once however often the game is requested.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from collections.abc import Callable
@@ -14,28 +16,20 @@ from collections.abc import Callable
 from alphazero_jax.games import connect_four, othello, quoridor, tic_tac_toe
 from alphazero_jax.games._replay import replay, replay_batch
 from alphazero_jax.games.check import GameCheckReport, GameContractError, check_game
+from alphazero_jax.games.records import GameRecord, connect_at_most
 from alphazero_jax.types import Game
 
-_FACTORIES: dict[str, Callable[..., Game]] = {
-    connect_four.NAME: connect_four.make,
-    othello.NAME: othello.make,
-    quoridor.NAME: quoridor.make,
-    tic_tac_toe.NAME: tic_tac_toe.make,
-}
-# setting -> (min, max) or (min, max, step).
-_LIMITS: dict[str, dict[str, tuple[int, ...]]] = {
-    connect_four.NAME: connect_four.LIMITS,
-    othello.NAME: othello.LIMITS,
-    quoridor.NAME: quoridor.LIMITS,
-    tic_tac_toe.NAME: tic_tac_toe.LIMITS,
-}
+_FACTORIES: dict[str, Callable[..., Game]] = {}
+_RECORDS: dict[str, GameRecord] = {}
 
 __all__ = [
     "GameCheckReport",
     "GameContractError",
+    "GameRecord",
     "available",
     "check_game",
     "make",
+    "record",
     "register",
     "replay",
     "replay_batch",
@@ -49,18 +43,27 @@ def available() -> tuple[str, ...]:
 
 
 def register(
-    name: str, make: Callable[..., Game], *, limits: dict[str, tuple[int, ...]] | None = None
+    name: str,
+    make: Callable[..., Game],
+    *,
+    limits: dict[str, tuple[int, ...]] | None = None,
+    record: GameRecord | None = None,
 ) -> None:
     """Adds a game of one's own, so that ``make(name)``, training configs
-    (``configs.get_config(name, preset)``) and agents accept it.
+    (``configs.get_config(name, preset)``), agents, the play server and its page accept
+    it. The built-in games are registered the same way (below).
 
     Args:
       name: the name ``make`` will accept, and the ``name`` of the games ``make`` returns.
       make: the game's factory: keyword-only settings with defaults, returning a ``Game``.
-      limits: each setting's ``(min, max)`` or ``(min, max, step)``, for ``settings_of``.
+      limits: each setting's ``(min, max)`` or ``(min, max, step)``, for ``settings_of``
+        (the same as ``record.limits``; give one or the other).
+      record: the game's facts (``GameRecord``: title, notation, settings); None: the
+        defaults, which any game satisfies.
 
     Raises:
-      ValueError: a name already taken by another factory, or not an identifier.
+      ValueError: a name already taken by another factory, or not an identifier; limits
+        given twice.
     """
     if not name.isidentifier():
         raise ValueError(f"A game's name must be an identifier, got {name!r}.")
@@ -68,8 +71,75 @@ def register(
         raise ValueError(
             f"The game name {name!r} is taken by {_FACTORIES[name].__module__}; choose another."
         )
+    record = record or GameRecord()
+    if limits is not None and record.limits:
+        raise ValueError(
+            f"Game {name!r}: expected its limits once, as limits= or in its record; got both."
+        )
+    if limits is not None:
+        record = dataclasses.replace(record, limits=limits)
     _FACTORIES[name] = make
-    _LIMITS[name] = dict(limits or {})
+    _RECORDS[name] = record.titled(name)
+
+
+def record(name: str) -> GameRecord:
+    """The facts of a registered game (``GameRecord``), its title filled in.
+
+    Raises:
+      ValueError: for an unknown name.
+    """
+    if name not in _RECORDS:
+        raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available())}.")
+    return _RECORDS[name]
+
+
+_SQUARE = "[0-9]{1,9}"  # a row or rank: ASCII digits, leading zeros read (_notation.small_int)
+register(
+    connect_four.NAME,
+    connect_four.make,
+    record=GameRecord(
+        title="Connect Four",
+        limits=connect_four.LIMITS,
+        notation="columns, first player first, e.g. 4453",
+        move_pattern="[1-9aA]",
+        moves_abut=True,
+        joint_rules=connect_at_most(min),
+    ),
+)
+register(
+    othello.NAME,
+    othello.make,
+    record=GameRecord(
+        title="Othello",
+        limits=othello.LIMITS,
+        notation="squares (columns a.., rows 1.. from the top) and pass, e.g. f5 d6 c3",
+        move_pattern=f"[a-pA-P\\u212a]{_SQUARE}|[pP][aA][sS][sS]",  # K, the Kelvin sign, is k
+        encodings=("legal_plane",),
+    ),
+)
+register(
+    quoridor.NAME,
+    quoridor.make,
+    record=GameRecord(
+        title="Quoridor",
+        limits=quoridor.LIMITS,
+        notation="pawn moves to a square (columns a.., rows 1.. from the top) and walls such "
+        "as c3h or d4v, e.g. c4 c2 b3h",
+        move_pattern=f"[a-iA-I]{_SQUARE}[hvHV]?",
+        encodings=("distance_planes",),
+    ),
+)
+register(
+    tic_tac_toe.NAME,
+    tic_tac_toe.make,
+    record=GameRecord(
+        title="Tic-Tac-Toe",
+        limits=tic_tac_toe.LIMITS,
+        notation="cells, first player first, e.g. b2 a1 c3",
+        move_pattern=f"[a-jA-J]{_SQUARE}",
+        joint_rules=connect_at_most(max),
+    ),
+)
 
 
 def settings_of(name: str) -> dict[str, dict[str, int]]:
@@ -86,7 +156,7 @@ def settings_of(name: str) -> dict[str, dict[str, int]]:
     defaults = inspect.signature(_FACTORIES[name]).parameters
     return {
         key: {"default": defaults[key].default, "min": low, "max": high, "step": step}
-        for key, (low, high, step) in ((k, (*v, 1)[:3]) for k, v in _LIMITS[name].items())
+        for key, (low, high, step) in ((k, (*v, 1)[:3]) for k, v in _RECORDS[name].limits.items())
     }
 
 

@@ -12,18 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from alphazero_jax import agents, games
+from alphazero_jax.agents import registry
 from alphazero_jax.play import contract
 from alphazero_jax.play.server_config import AGENT_KINDS, ServerConfig
 from alphazero_jax.play.session import SIDES
 from alphazero_jax.play.verdicts import solver_settings
 from alphazero_jax.types import Game
 
-TITLES = {
-    "connect_four": "Connect Four",
-    "othello": "Othello",
-    "quoridor": "Quoridor",
-    "tic_tac_toe": "Tic-Tac-Toe",
-}
 DEFAULT_AGENT = "az:pretrained"  # what a new game plays when its body names no agent
 
 
@@ -59,7 +54,7 @@ def served_spec(
     if found is None:
         raise BadRequest(
             f"agent: expected one of {', '.join(k.kind for k in kinds)} (with "
-            f"':<strength>' where it has one), got {spec!r}. Agents from files (az:<run>) "
+            f"':<strength>' where it has one), got {_shown(spec)}. Agents from files (az:<run>) "
             "are not served.",
         )
     kind, argument = found
@@ -77,7 +72,7 @@ def served_spec(
             raise BadRequest(f"agent: {name} plays {game} at {where} only, not {shown(settings)}.")
     if strength is None:
         if argument or simulations is not None:
-            raise BadRequest(f"agent {name!r} takes no strength, got {spec!r}.")
+            raise BadRequest(f"agent {name!r} takes no strength, got {_shown(spec)}.")
         return kind.spec()
     if simulations is not None:
         if strength.name != "simulations":
@@ -86,11 +81,21 @@ def served_spec(
     low, high = strength.minimum, strongest(config, kind)
     if not argument:
         return kind.spec(game=game)
-    if not (argument.isascii() and argument.isdigit() and low <= int(argument) <= high):
+    value = registry.read_count(argument, low=low, high=high)
+    if value is None:
         raise BadRequest(
-            f"{strength.name} of {name}: expected an integer in [{low}, {high}], got {argument!r}.",
+            f"{strength.name} of {name}: expected an integer in [{low}, {high}], "
+            f"got {_shown(argument)}.",
         )
-    return kind.spec(int(argument))
+    return kind.spec(value)
+
+
+def _shown(text: str, most: int = 40) -> str:
+    """``text`` as a message quotes it: its first ``most`` characters, and its length
+    when longer (a refusal stays one short line)."""
+    if len(text) <= most:
+        return repr(text)
+    return f"{text[:most]!r}... ({len(text)} characters)"
 
 
 def catalogue(config: ServerConfig) -> dict[str, Any]:
@@ -111,10 +116,13 @@ def catalogue(config: ServerConfig) -> dict[str, Any]:
             only = kind.only_settings
             described["only_settings"] = None if only is None else only(name)
             kinds.append(described)
+        record = games.record(name)
         listed.append(
             {
                 "name": name,
-                "title": TITLES.get(name, name),
+                "title": record.title,
+                "notation": record.notation,
+                "encodings": list(record.encodings),
                 "settings": games.settings_of(name),
                 "agents": kinds,
                 "solver": solver_settings(name),
@@ -142,4 +150,4 @@ def describe(game: Game, spec: str) -> str:
     """An agent as the status names it: "Connect Four (rows 6, cols 7, connect 4), mcts:50"."""
     settings = dict(game.settings)
     shown = ", ".join(f"{name} {value}" for name, value in settings.items())
-    return f"{TITLES.get(game.name, game.name)} ({shown}), {spec}"
+    return f"{games.record(game.name).title} ({shown}), {spec}"

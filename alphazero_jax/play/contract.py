@@ -8,30 +8,42 @@ A new game's body is read by ``NewSession`` (the types), then by the server (``g
 and ``catalogue.served_spec``), whose refusals say what was expected. Its published schema,
 ``new_session_schema``, states the same rules: one branch per game (its settings with their
 bounds and steps, the rules between settings that ``games.settings_of`` does not state,
-``JOINT_RULES``), and within it one per agent that plays it (its spec as a pattern, its
-strength within the server's bounds, the settings it is limited to). A body that the schema
-admits is played; the one rule a schema cannot state is that ``moves`` be legal from the
-start (422 otherwise). ``tests/play/test_web_schema.py`` holds the server to both.
+``games.record``), and within it one per agent that plays it (its spec as a pattern, its
+strength within the server's bounds, the settings it is limited to, its move list in the
+game's notation). A body that the schema admits is played; the one rule a schema cannot
+state is that ``moves`` be legal from the start (409 otherwise: the body is well formed).
+A move (``Move``) is published in the notation of any game (``move_schema``); one that is
+not legal in the session's game is a 409. ``tests/play/test_web_schema.py`` holds the
+server to both.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from alphazero_jax import agents, games
+from alphazero_jax.games import records as game_record
+from alphazero_jax.games.records import Region
 
 Side = Literal["first", "second", "none"]
 MAX_MOVES_TEXT = 400  # characters of a new game's move list
 MAX_MOVE_TEXT = 40  # characters of one move
+MAX_NAME_TEXT = 64  # characters of a game's name or a setting's
+MAX_AGENT_TEXT = 200  # characters of an agent spec
 
 # What ``str.strip()`` removes around an agent spec: the characters whose ``isspace()`` is
 # true (a test checks the list), as the inside of a regex character class.
-SPACES = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+SPACES = game_record.SPACES
+# The schema of a 429's Retry-After header.
+RETRY_AFTER = {
+    "description": "Seconds after which the request may be asked again.",
+    "schema": {"type": "integer", "minimum": 1},
+}
 
 
 # -- requests ------------------------------------------------------------------------------
@@ -48,14 +60,19 @@ def _whole(value: object) -> object:
 
 
 Count = Annotated[int, BeforeValidator(_whole)]  # an integer, written 4 or 4.0
+Name = Annotated[str, Field(max_length=MAX_NAME_TEXT)]
 
 
 class NewSession(_Strict):
     """A new game's body, as read; ``new_session_schema`` says which the server plays."""
 
-    game: str = Field(description="A game of GET /api/games.")
-    settings: dict[str, Count] = Field(default_factory=dict, description="e.g. rows, cols.")
-    agent: str = Field(default="az:pretrained", description="An agent spec, e.g. mcts:200.")
+    game: str = Field(max_length=MAX_NAME_TEXT, description="A game of GET /api/games.")
+    settings: dict[Name, Count] = Field(default_factory=dict, description="e.g. rows, cols.")
+    agent: str = Field(
+        default="az:pretrained",
+        max_length=MAX_AGENT_TEXT,
+        description="An agent spec, e.g. mcts:200.",
+    )
     simulations: Count | None = Field(default=None, description="A search's simulations.")
     human: Side = "first"
     moves: str = Field(
@@ -64,6 +81,8 @@ class NewSession(_Strict):
 
 
 class Move(_Strict):
+    """One move in the notation of the session's game (the schema: of any game's)."""
+
     move: str = Field(max_length=MAX_MOVE_TEXT, description="One move in the game's notation.")
 
 
@@ -115,6 +134,10 @@ class SettingInfo(BaseModel):
 class GameInfo(BaseModel):
     name: str
     title: str
+    notation: str = Field(description="How its move lists are written; empty: not said.")
+    encodings: list[str] = Field(
+        description="Settings that change only what a network sees: the page hides them."
+    )
     settings: dict[str, SettingInfo]
     agents: list[AgentInfo]
     solver: list[dict[str, int]] = Field(
@@ -229,45 +252,35 @@ class AgentRange:
     high: int
 
 
-# A region of a game's settings: each setting with the values it may take.
-Region = dict[str, list[int]]
-
-
-def _connect_at_most(pick: Callable[[int, int], int]) -> Callable[[Region], list[Region]]:
-    """The rule "connect at most pick(rows, cols)", as regions: one per connect value."""
-
-    def split(box: Region) -> list[Region]:
-        regions = []
-        for connect in box["connect"]:
-            fits = {k: [v for v in box[k] if v >= connect] for k in ("rows", "cols")}
-            if pick is min:
-                regions.append({"rows": fits["rows"], "cols": fits["cols"], "connect": [connect]})
-            else:
-                regions.append({"rows": fits["rows"], "cols": box["cols"], "connect": [connect]})
-                regions.append({"rows": box["rows"], "cols": fits["cols"], "connect": [connect]})
-        return [region for region in regions if all(region.values())]
-
-    return split
-
-
-# The rules between settings that ``games.settings_of`` does not state, as each game's
-# ``make`` checks them (games/connect_four.py, games/tic_tac_toe.py). A game not listed has
-# none: its settings are a box of bounds and steps.
-JOINT_RULES: dict[str, Callable[[Region], list[Region]]] = {
-    "connect_four": _connect_at_most(min),
-    "tic_tac_toe": _connect_at_most(max),
-}
-
-
 def setting_regions(name: str) -> list[Region]:
     """The settings of the game ``name`` that ``games.make`` accepts, as regions whose
     union they are: each setting's bounds and step (``games.settings_of``), split by the
-    game's ``JOINT_RULES``."""
+    game's ``joint_rules`` (``games.record``)."""
     box = {
         key: list(range(bound["min"], bound["max"] + 1, bound["step"]))
         for key, bound in games.settings_of(name).items()
     }
-    return JOINT_RULES[name](box) if name in JOINT_RULES else [box]
+    rules = games.record(name).joint_rules
+    return [box] if rules is None else rules(box)
+
+
+def move_schema() -> dict[str, Any]:
+    """The schema of one move (``Move.move``): at most ``MAX_MOVE_TEXT`` characters, in the
+    notation of one of the games (``games.record(name).move_pattern``), any text where a
+    game states none."""
+    patterns = [games.record(name).one_move_pattern() for name in games.available()]
+    schema = {"type": "string", "maxLength": MAX_MOVE_TEXT, "description": Move.__doc__}
+    if None not in patterns:
+        schema["pattern"] = "|".join(f"({pattern})" for pattern in patterns)
+    return schema
+
+
+def is_move_text(text: str) -> bool:
+    """Whether ``text`` is one move in some game's notation (``move_schema``)."""
+    return any(
+        game_record.matches(games.record(name).one_move_pattern(), text)
+        for name in games.available()
+    )
 
 
 def admits(regions: Iterable[Region], settings: Mapping[str, int], defaults: Mapping) -> bool:
@@ -370,6 +383,18 @@ def _agent_branches(agent: AgentRange, settings: dict[str, Any], *, required: li
     return [own, given]
 
 
+def _moves_schema(name: str) -> dict[str, Any]:
+    """A move list of the game ``name`` in its notation (any text where it states none)."""
+    record = games.record(name)
+    schema = {"type": "string", "maxLength": MAX_MOVES_TEXT, "default": ""}
+    pattern = record.moves_pattern()
+    if pattern is not None:
+        schema["pattern"] = pattern
+    if record.notation:
+        schema["description"] = f"{record.title}: {record.notation}."
+    return schema
+
+
 def new_session_schema(ranges: Sequence[AgentRange], *, default_agent: str) -> dict[str, Any]:
     """The JSON Schema of the ``POST /api/sessions`` bodies the server plays.
 
@@ -406,10 +431,10 @@ def new_session_schema(ranges: Sequence[AgentRange], *, default_agent: str) -> d
                 "properties": {
                     "game": {"const": name},
                     "settings": {"type": "object"},
-                    "agent": {"type": "string"},
+                    "agent": {"type": "string", "maxLength": MAX_AGENT_TEXT},
                     "simulations": {"type": ["integer", "null"]},
                     "human": {"enum": ["first", "second", "none"], "default": "first"},
-                    "moves": {"type": "string", "maxLength": MAX_MOVES_TEXT, "default": ""},
+                    "moves": _moves_schema(name),
                 },
                 "required": ["game"],
                 "additionalProperties": False,

@@ -20,7 +20,7 @@ from alphazero_jax import games
 from alphazero_jax.agents import pretrained
 from alphazero_jax.play.agent_pool import AgentPool, NewAgentTurns
 from alphazero_jax.play.batching import Batcher
-from alphazero_jax.play.catalogue import BadRequest, describe, served_kinds
+from alphazero_jax.play.catalogue import BadRequest, catalogue, describe, served_kinds
 from alphazero_jax.play.server_config import ServerConfig
 from alphazero_jax.play.session import PlaySession
 from alphazero_jax.play.verdicts import Verdicts
@@ -33,6 +33,15 @@ class UnknownSession(LookupError):
 
 class ServerFull(Exception):
     """The server holds its maximum of sessions."""
+
+
+class Compiling(Exception):
+    """The agent's search is compiling, and has not finished within the server's
+    ``compile_wait``; ask again in ``retry_after`` seconds."""
+
+    def __init__(self, message: str, *, retry_after: int = 1):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclasses.dataclass
@@ -52,6 +61,7 @@ class Server:
 
     def __init__(self, config: ServerConfig):
         self.config = config
+        self.catalogue = catalogue(config)  # GET /api/games
         self.sessions: dict[str, Entry] = {}
         self.verdicts = Verdicts(max_nodes=config.verdict_nodes)
         self.open()
@@ -89,6 +99,27 @@ class Server:
             )
         except ValueError as error:
             raise BadRequest(f"agent: {error}") from error
+
+    async def compiled(self, batcher: Batcher, state: Any) -> None:
+        """Returns once ``batcher``'s search of positions like ``state`` is compiled (a batch
+        of one at least), starting the compile if it has not started; Compiling when it is
+        not done within the config's ``compile_wait`` (the compile goes on). A compile
+        that fails returns: the search that follows reports it."""
+        wait = self.config.compile_wait
+        if batcher.ready or wait is None:
+            return
+        compile_one = asyncio.wrap_future(batcher.compile(batcher.sizes[0], state, urgent=True))
+        try:
+            await asyncio.wait_for(asyncio.shield(compile_one), wait)
+        except TimeoutError:
+            retry = max(1, round(wait))
+            raise Compiling(
+                f"The agent's search is compiling (a strength or settings no game here played "
+                f"yet): it takes seconds, once. Try again in {retry} s.",
+                retry_after=retry,
+            ) from None
+        except Exception:
+            return
 
     def expire(self, now: float) -> None:
         for key in [k for k, e in self.sessions.items() if now - e.used > self.config.idle_seconds]:

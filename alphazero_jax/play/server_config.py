@@ -9,7 +9,9 @@ What a client can make the server hold or do is bounded:
   settings x strengths a server compiles for), each with one compiled search per batch
   size; an idle one makes room for a new one, else 503 (``agent_pool.AgentPool``);
 - compiles: each client has new agents built at ``new_agents_per_minute`` after
-  ``new_agents_burst`` at once; beyond, its request waits its turn (``NewAgentTurns``);
+  ``new_agents_burst`` at once; beyond, its request waits its turn (``NewAgentTurns``); a
+  request waits at most ``compile_wait`` for its agent's first compile (429 beyond, with
+  ``Retry-After``: the compile goes on);
 - requests: headers within ``header_seconds`` and bodies within ``body_seconds`` (408),
   bodies of at most ``max_body_bytes`` (413), headers of at most 16 KiB (uvicorn);
 - verdicts: ``verdict_nodes`` of the solver's search per request, on one thread.
@@ -62,6 +64,10 @@ class ServerConfig:
         (``connections.py``: uvicorn alone never times them out; ``uvicorn_options``).
       agent_kinds: the kinds of ``AGENT_KINDS`` the server plays (e.g. ``("random",
         "greedy")``); None: every one.
+      compile_wait: seconds a request waits for its agent's first compile; past them it
+        is refused with 429 and ``Retry-After`` (the compile goes on, and the request
+        asked again plays at once when it is done). None (the library's default): it
+        waits for the compile; ``alphazero-serve`` waits 5 s.
     """
 
     max_sessions: int = 500
@@ -79,6 +85,7 @@ class ServerConfig:
     new_agents_per_minute: float | None = None
     new_agents_burst: int = 3
     agent_kinds: tuple[str, ...] | None = None
+    compile_wait: float | None = None
 
     def __post_init__(self):
         if self.batch_sizes is None:
@@ -90,6 +97,10 @@ class ServerConfig:
             raise ValueError(
                 "Expected max_sessions >= 1, idle_seconds > 0 and max_body_bytes >= 1024, got "
                 f"{self.max_sessions}, {self.idle_seconds}, {self.max_body_bytes}."
+            )
+        if self.compile_wait is not None and self.compile_wait < 0:
+            raise ValueError(
+                f"compile_wait: expected seconds >= 0 or None, got {self.compile_wait}."
             )
         if self.max_agents < 1 or self.body_seconds <= 0 or self.header_seconds <= 0:
             raise ValueError(

@@ -1,7 +1,6 @@
 """The play server, by its old name: ``web.create_app(web.ServerConfig())`` as before.
 
-The server is five modules, each with one job; this one only re-exports the names its
-callers use:
+The server is modules with one job each; import what you use from the one that owns it:
 
 - ``server_config``: what a server may hold and do (``ServerConfig``), the agent kinds it
   may play (``AGENT_KINDS``);
@@ -9,56 +8,14 @@ callers use:
   request's agent (``served_spec``, ``BadRequest``);
 - ``verdicts``: the Connect Four solver's verdicts, on a thread of their own;
 - ``server``: the sessions and agents it holds (``Server``, ``Entry``);
-- ``routes``: the ASGI app, its routes and refusals (``create_app``, ``uvicorn_options``).
+- ``refusals``: each refusal's status and answer (``STATUS``, ``status_of``);
+- ``routes``: the ASGI app and its routes (``create_app``, ``route_table``,
+  ``uvicorn_options``).
+
+This module keeps only the three names that start a server.
 """
 
-from alphazero_jax.play.catalogue import (
-    DEFAULT_AGENT,
-    TITLES,
-    BadRequest,
-    catalogue,
-    describe,
-    new_session_model,
-    served_kinds,
-    served_spec,
-    strongest,
-)
-from alphazero_jax.play.routes import STATIC, STATUS, create_app, status_of, uvicorn_options, view
-from alphazero_jax.play.server import Entry, Server, ServerFull, UnknownSession
-from alphazero_jax.play.server_config import AGENT_KINDS, ServerConfig
-from alphazero_jax.play.verdicts import (
-    VERDICTS_KEPT,
-    NoVerdicts,
-    Verdicts,
-    solvable,
-    solver_settings,
-)
+from alphazero_jax.play.routes import create_app, uvicorn_options
+from alphazero_jax.play.server_config import ServerConfig
 
-__all__ = [
-    "AGENT_KINDS",
-    "DEFAULT_AGENT",
-    "STATIC",
-    "STATUS",
-    "TITLES",
-    "VERDICTS_KEPT",
-    "BadRequest",
-    "Entry",
-    "NoVerdicts",
-    "Server",
-    "ServerConfig",
-    "ServerFull",
-    "UnknownSession",
-    "Verdicts",
-    "catalogue",
-    "create_app",
-    "describe",
-    "new_session_model",
-    "served_kinds",
-    "served_spec",
-    "solvable",
-    "solver_settings",
-    "status_of",
-    "strongest",
-    "uvicorn_options",
-    "view",
-]
+__all__ = ["ServerConfig", "create_app", "uvicorn_options"]

@@ -23,7 +23,6 @@ import jax
 from alphazero_jax import games, networks, runs, search
 from alphazero_jax.agents import pretrained
 from alphazero_jax.play import onnx_network
-from alphazero_jax.play.catalogue import TITLES
 
 FORMAT = 1  # the bundle JSON's version; the page refuses another
 INDEX_FILE = "agents.json"
@@ -54,7 +53,7 @@ def describe(run: runs.RestoredNetwork, *, num_simulations: int | None = None) -
         "format": FORMAT,
         "key": pretrained.key_of(game),
         "game": game.name,
-        "title": TITLES.get(game.name, game.name),
+        "title": games.record(game.name).title,
         "settings": dict(game.settings),
         "observation_shape": list(game.observation_shape),
         "num_actions": game.num_actions,

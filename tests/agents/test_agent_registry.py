@@ -10,7 +10,9 @@ from fastapi.testclient import TestClient
 
 from alphazero_jax import agents, games
 from alphazero_jax.agents import pretrained
-from alphazero_jax.play import web
+from alphazero_jax.play.catalogue import served_spec
+from alphazero_jax.play.routes import create_app
+from alphazero_jax.play.server_config import ServerConfig
 
 ROOT = pathlib.Path(__file__).parents[2]
 AGENTS_PAGE = ROOT / "docs" / "agents.md"  # the spec table, from agents.spec_table()
@@ -76,7 +78,7 @@ def test_agent_kind_spec__is_the_kind_then_its_strength_or_the_games_default():
 
 
 def test_web_catalogue__lists_the_interactive_kinds_of_each_game():
-    with TestClient(web.create_app(web.ServerConfig())) as client:
+    with TestClient(create_app(ServerConfig())) as client:
         listed = client.get("/api/games").json()["games"]
     strongest_first = [kind for kind in reversed(agents.KINDS) if kind.interactive]
     for described in listed:
@@ -97,7 +99,7 @@ def test_web_catalogue__the_shipped_networks_default_is_their_agent_json():
         if pretrained.shipped(name):
             recorded = pretrained.recorded_simulations(name)
             assert shipped.strength.default_for(name) == recorded
-            assert web.served_spec(web.ServerConfig(), "az:pretrained", None, game=name) == (
+            assert served_spec(ServerConfig(), "az:pretrained", None, game=name) == (
                 f"az:pretrained:{recorded}"
             )
 

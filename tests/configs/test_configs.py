@@ -70,7 +70,7 @@ def registered(monkeypatch):
     """A researcher's game (Tic-Tac-Toe on 4x4 under its own name), registered for the test
     alone."""
     monkeypatch.setattr(games, "_FACTORIES", dict(games._FACTORIES))
-    monkeypatch.setattr(games, "_LIMITS", dict(games._LIMITS))
+    monkeypatch.setattr(games, "_RECORDS", dict(games._RECORDS))
 
     def make_four():
         return tic_tac_toe.make(rows=4, cols=4, connect=3)._replace(name="four")

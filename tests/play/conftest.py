@@ -3,10 +3,10 @@
 import pytest
 from api_client import TestClient
 
-from alphazero_jax.play import web
+from alphazero_jax.play.routes import create_app
 
 
 @pytest.fixture
 def client():
-    with TestClient(web.create_app()) as c:
+    with TestClient(create_app()) as c:
         yield c

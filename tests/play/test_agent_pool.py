@@ -12,9 +12,11 @@ import pytest
 from api_client import TestClient, new
 
 from alphazero_jax import agents, games
-from alphazero_jax.play import batching, web
+from alphazero_jax.play import batching
 from alphazero_jax.play.agent_pool import AgentPool, NewAgentTurns
 from alphazero_jax.play.compiler import Compiler
+from alphazero_jax.play.routes import create_app
+from alphazero_jax.play.server_config import ServerConfig
 
 
 class _LoggedCompiler(Compiler):
@@ -52,8 +54,8 @@ def test_a_new_agent_waits_for_one_compile_and_the_other_sizes_follow():
 
 
 def test_idle_agents_make_room_and_agents_in_play_are_kept():
-    config = web.ServerConfig(max_agents=2, batch_sizes=(1,))
-    with TestClient(web.create_app(config)) as client:
+    config = ServerConfig(max_agents=2, batch_sizes=(1,))
+    with TestClient(create_app(config)) as client:
         pool = client.app.state.server.pool
         first = new(client, agent="minimax:1")  # the human moves first: nothing compiles
         new(client, agent="greedy")
@@ -92,8 +94,8 @@ def test_a_client_beyond_its_rate_of_new_agents_waits_its_turn_and_no_one_else_d
     # (mcts, built only: the human moves first); client B, at the same moment, for one.
     # A's 3rd comes 2 s later and its 4th 4 s later, waiting meanwhile (not refused); B's
     # comes before A's 3rd: it waits for none of A's turns.
-    config = web.ServerConfig(new_agents_per_minute=30, new_agents_burst=2, batch_sizes=(1,))
-    app = web.create_app(config)
+    config = ServerConfig(new_agents_per_minute=30, new_agents_burst=2, batch_sizes=(1,))
+    app = create_app(config)
 
     def client(host):
         transport = httpx.ASGITransport(app, client=(host, 1234))

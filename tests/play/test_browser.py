@@ -8,6 +8,7 @@ could install the browser, and so in CI), which makes them fail instead. Screens
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pathlib
 import shutil
@@ -40,21 +41,26 @@ def _missing_browser() -> None:
 
 @pytest.fixture(scope="module")
 def app():
-    from alphazero_jax.play import web
+    from alphazero_jax.play.routes import create_app
 
-    return web.create_app()
+    return create_app()
 
 
 @pytest.fixture(scope="module")
 def url(app):
+    yield from _serve(app)
+
+
+def _serve(app):
+    """Serves ``app`` on a free loopback port, as alphazero-serve does; yields its URL."""
     import uvicorn
 
-    from alphazero_jax.play import web
+    from alphazero_jax.play.routes import uvicorn_options
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    options = web.uvicorn_options(app)  # as alphazero-serve runs it
+    options = uvicorn_options(app)  # as alphazero-serve runs it
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -405,3 +411,38 @@ def test_the_warm_up_is_shown_until_it_is_done(driver, url, app):
         waiting.set_result(None)
         server.warm = True
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: not line.is_displayed())
+
+
+@pytest.fixture(scope="module")
+def nim_url():
+    """A server that plays Nim, the tutorial's game (docs/tutorials/nim.py), registered as
+    its tutorial does: no record, so no title, notation or page module of its own."""
+    from alphazero_jax import games
+    from alphazero_jax.play.routes import create_app
+    from alphazero_jax.play.server_config import ServerConfig
+
+    if "nim" not in games.available():
+        path = pathlib.Path(__file__).parents[2] / "docs" / "tutorials" / "nim.py"
+        spec = importlib.util.spec_from_file_location("tutorial_nim", path)
+        nim = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(nim)
+        games.register("nim", nim.make)
+    yield from _serve(create_app(ServerConfig(agent_kinds=("random",), batch_sizes=(1,))))
+
+
+def test_a_game_registered_outside_the_package_is_played_on_a_generic_grid(
+    driver, nim_url, tmp_path
+):
+    _start(driver, nim_url, "nim", "first")
+    title = driver.find_element(By.CSS_SELECTOR, "#game option[value=nim]").text
+    assert title == "Nim"
+    picture = driver.find_element(By.CSS_SELECTOR, ".generic-text").text
+    assert picture.splitlines() == ["a |||", "b |||||", "c |||||||"]
+    buttons = driver.find_elements(By.CSS_SELECTOR, ".generic-move")
+    assert len(buttons) == 3 + 5 + 7 and buttons[0].get_attribute("data-move") == "a1"
+    assert driver.find_element(By.ID, "status").text == "Your move (First player)."
+    _play_to_the_end(driver, "nim", ".generic-move:not([disabled])", seed=3)
+    status = driver.find_element(By.ID, "status").text
+    assert status.split(".")[0] in ("You win", "The agent wins"), status
+    assert not driver.find_elements(By.CSS_SELECTOR, ".generic-move")  # no legal move left
+    _shot(driver, "nim.png", tmp_path)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from alphazero_jax.play import web
+from alphazero_jax.play.catalogue import served_spec
+from alphazero_jax.play.server_config import ServerConfig
 
 
 @pytest.mark.parametrize(
@@ -21,11 +22,11 @@ from alphazero_jax.play import web
     ],
 )
 def test_served_specs(spec, simulations, served):
-    assert web.served_spec(web.ServerConfig(), spec, simulations) == served
+    assert served_spec(ServerConfig(), spec, simulations) == served
 
 
 def test_config_is_checked():
     with pytest.raises(ValueError, match="ascending"):
-        web.ServerConfig(batch_sizes=(4, 1))
+        ServerConfig(batch_sizes=(4, 1))
     with pytest.raises(ValueError, match="max_sessions >= 1"):
-        web.ServerConfig(max_sessions=0)
+        ServerConfig(max_sessions=0)

@@ -10,7 +10,8 @@ import time
 
 import httpx
 
-from alphazero_jax.play import web
+from alphazero_jax.play.routes import create_app, uvicorn_options
+from alphazero_jax.play.server_config import ServerConfig
 
 
 @contextlib.contextmanager
@@ -23,7 +24,7 @@ def _serving(app):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="error", **web.uvicorn_options(app)
+        app, host="127.0.0.1", port=port, log_level="error", **uvicorn_options(app)
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -40,7 +41,7 @@ def _serving(app):
 
 
 def test_a_slow_or_silent_client_holds_up_no_one():
-    app = web.create_app(web.ServerConfig(body_seconds=0.5))
+    app = create_app(ServerConfig(body_seconds=0.5))
     with _serving(app) as port:
         # One client sends half a body and waits; another sends requests and never reads.
         slow = socket.create_connection(("127.0.0.1", port))
@@ -67,7 +68,7 @@ def test_slow_request_headers_get_408_and_hold_up_no_one():
     # hours: the headers stay under its 16 KiB bound); 0.5 s after it connected it gets 408
     # and its connection closes. A request that the app takes longer to answer (a compile),
     # and the next on its connection, are not cut short.
-    app = web.create_app(web.ServerConfig(header_seconds=0.5, batch_sizes=(1,)))
+    app = create_app(ServerConfig(header_seconds=0.5, batch_sizes=(1,)))
     with _serving(app) as port:
         dribbling = socket.create_connection(("127.0.0.1", port))
         dribbling.setblocking(False)

@@ -4,14 +4,22 @@ status of each refusal, hints, the page, and a new game of an agent held compili
 
 from __future__ import annotations
 
+import pathlib
+import re
+
 import numpy as np
 import pytest
 from api_client import TestClient, new
 
 from alphazero_jax import games
 from alphazero_jax.play import session as play_session
-from alphazero_jax.play import web
 from alphazero_jax.play.agent_pool import PoolFull
+from alphazero_jax.play.catalogue import BadRequest
+from alphazero_jax.play.refusals import status_of
+from alphazero_jax.play.routes import create_app, route_table
+from alphazero_jax.play.server import Compiling, ServerFull, UnknownSession
+from alphazero_jax.play.server_config import ServerConfig
+from alphazero_jax.play.verdicts import NoVerdicts
 
 
 def test_games_lists_settings_bounds_and_agents(client):
@@ -103,7 +111,7 @@ def test_quoridor_through_the_api__a_pawn_move_walls_and_a_refused_wall(client):
         ("e5h", "is not a Quoridor move here"),
     ]:
         refused = client.post(f"{session}/moves", json={"move": wall})
-        assert refused.status_code == 422 and words in refused.json()["error"], refused.text
+        assert refused.status_code == 409 and words in refused.json()["error"], refused.text
     assert client.get(session).json() == {**view, "reply": []}
 
 
@@ -124,11 +132,15 @@ def test_undo_takes_back_both_moves_then_refuses(client):
     assert again.status_code == 409 and "Nothing to take back" in again.json()["error"]
 
 
+# A move in no game's notation is malformed (422); one in a game's notation that the
+# session's game does not read, or not legal here, conflicts with the session (409).
 BAD_MOVES = [
     ({"move": 5}, 422, "valid string"),
     ({"move": "z9"}, 422, "a3"),  # the message lists the legal moves
     ({"move": "b2 c3"}, 422, "Expected one move"),
-    ({"move": "b2"}, 422, "not legal"),  # taken already
+    ({"move": "b2"}, 409, "not legal"),  # taken already
+    ({"move": "d4"}, 409, "not a cell"),  # an Othello square, off this 3x3 board
+    ({"move": "4"}, 409, "not a cell"),  # a Connect Four column
     ({}, 422, "move: Field required"),
     ({"move": "a1", "extra": 1}, 422, "Extra inputs"),
     ([1, 2], 422, "got an array"),
@@ -175,8 +187,7 @@ BAD_SESSIONS = [
     ({"agent": "minimax", "simulations": 3}, "depth, not simulations"),
     ({"agent": "random:3"}, "takes no strength"),
     ({"human": "nobody"}, "'first', 'second' or 'none'"),
-    ({"moves": "b2 b2"}, "Move 2 (b2) is not legal"),
-    ({"moves": "q7"}, "moves:"),
+    ({"moves": "q7"}, "moves:"),  # no Tic-Tac-Toe cell in any board's notation
     (
         {"game": "connect_four", "settings": {"rows": 5}, "agent": "az:pretrained"},
         "az:pretrained plays connect_four at rows=6,cols=7,connect=4 only, not rows=5",
@@ -205,10 +216,77 @@ def test_a_method_a_path_does_not_answer_gets_405_with_the_methods_it_does(clien
         assert response.headers["allow"] == allowed and response.json()["error"]
 
 
+# Numbers of thousands of digits (Python's int() refuses more than 4,300), Unicode digits and
+# signs, wherever a new game's body has a number: one line of 4xx, never a 500.
+LONG = "1" * 5000
+LONG_NUMBERS = [
+    ({"agent": "minimax:" + LONG}, 422, "agent: String should have at most 200 characters"),
+    ({"agent": "mcts:" + LONG}, 422, "(5007 characters)"),
+    ({"agent": "az:pretrained:" + LONG}, 422, "at most 200 characters"),
+    ({"agent": "mcts:" + "0" * 190 + "7"}, 200, ""),  # leading zeros: read, as the schema says
+    ({"agent": "mcts:" + "0" * 180 + "1" * 10}, 422, "expected an integer in [1, 1024]"),
+    ({"agent": "mcts:٣"}, 422, "expected an integer in [1, 1024], got '٣'"),
+    ({"agent": "minimax:+2"}, 422, "expected an integer in [1, 6]"),
+    ({"agent": "minimax:−2"}, 422, "expected an integer in [1, 6]"),
+    ({"game": "g" * 5000}, 422, "game: String should have at most 64 characters"),
+]
+
+
+@pytest.mark.parametrize(("body", "status", "words"), LONG_NUMBERS)
+def test_long_numbers_and_other_digits_in_a_new_game_are_refused_in_one_line(
+    client, body, status, words
+):
+    response = client.post("/api/sessions", json={"game": "tic_tac_toe", "agent": "random", **body})
+    assert response.status_code == status and words in response.text, response.text
+    if status == 200:
+        assert response.json()["agent"] == "mcts:7"
+    else:
+        assert "\n" not in response.text and len(response.text) < 300
+
+
+@pytest.mark.parametrize("where", ['"simulations": {}', '"settings": {{"rows": {}}}'])
+def test_json_numbers_past_what_python_reads_are_a_400(client, where):
+    body = '{"game": "tic_tac_toe", "agent": "mcts", ' + where.format(LONG) + "}"
+    headers = {"content-type": "application/json"}
+    response = client.post("/api/sessions", content=body.encode(), headers=headers)
+    assert response.status_code == 400, response.text
+    assert response.json() == {
+        "error": "The body is not JSON the server can read: expected a JSON object."
+    }
+    length = {"content-length": LONG, **headers}
+    assert client.post("/api/sessions", content=b"{}", headers=length).status_code == 413
+
+
+def test_a_move_list_in_the_notation_but_not_legal_is_a_409(client):
+    response = client.post(
+        "/api/sessions", json={"game": "tic_tac_toe", "agent": "random", "moves": "b2 b2"}
+    )
+    assert response.status_code == 409 and "Move 2 (b2) is not legal" in response.json()["error"]
+    assert client.app.state.server.sessions == {}
+
+
+def test_a_search_not_compiled_in_time_is_a_429_with_retry_after_and_changes_nothing():
+    # With no wait at all, an agent whose search is not compiled yet is refused with a
+    # retry hint before the session is held; its compile goes on, and the same request
+    # asked again once it is done plays.
+    app = create_app(ServerConfig(batch_sizes=(1,), compile_wait=0.0))
+    body = {"game": "tic_tac_toe", "agent": "random", "human": "second"}
+    with TestClient(app) as client:
+        refused = client.post("/api/sessions", json=body)
+        assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
+        assert "compiling" in refused.json()["error"]
+        assert client.app.state.server.sessions == {}
+        (batcher,) = client.app.state.server.pool.batchers.values()
+        for future in list(batcher._compiling.values()):
+            future.result()  # the compile the refusal started
+        view = new(client, human="second")
+        assert len(view["reply"]) == 1
+
+
 def test_the_app_starts_again_after_its_lifespan_ended():
     # A test client (or an ASGI server) may run the app's lifespan twice: the second run
     # plays as the first did, with none of its games.
-    app = web.create_app(web.ServerConfig(batch_sizes=(1,)))
+    app = create_app(ServerConfig(batch_sizes=(1,)))
     for _ in range(2):
         with TestClient(app) as client:
             assert client.app.state.server.sessions == {}
@@ -240,19 +318,20 @@ def test_moves_out_of_turn(client):
 
 def test_each_refusal_type_has_its_status_and_any_other_error_is_the_servers():
     refusals = [
-        (play_session.IllegalMove, 422),
-        (web.BadRequest, 422),
+        (play_session.IllegalMove, 409),
+        (BadRequest, 422),
         (play_session.GameOver, 409),
         (play_session.NotYourTurn, 409),
         (play_session.NothingToUndo, 409),
-        (web.NoVerdicts, 409),
-        (web.UnknownSession, 404),
-        (web.ServerFull, 503),
+        (NoVerdicts, 409),
+        (UnknownSession, 404),
+        (Compiling, 429),
+        (ServerFull, 503),
         (PoolFull, 503),
         (play_session.MoveError, 422),  # a refused move whose type says no more
         (ValueError, 500),
     ]
-    assert [web.status_of(kind("why")) for kind, _ in refusals] == [s for _, s in refusals]
+    assert [status_of(kind("why")) for kind, _ in refusals] == [s for _, s in refusals]
 
 
 def test_a_new_game_of_an_agent_held_compiles_nothing(client):
@@ -283,3 +362,18 @@ def test_hint_gives_the_search_without_moving(client):
     assert sum(hint["shares"].values()) == pytest.approx(1.0, abs=1e-5)
     assert -1 <= hint["value"] <= 1 and hint["player"] == 0
     assert client.get(f"/api/sessions/{view['id']}").json()["moves"] == ""
+
+
+@pytest.mark.parametrize("page", ["docs/play.md", "docs/design.md"])
+def test_the_route_tables_of_the_docs_list_exactly_the_apps_routes(page):
+    # Each page that lists the routes names every route of the app once, and no other
+    # (the schema's own path aside); paths match whatever their parameter is called.
+    def shape(path: str) -> str:
+        return re.sub(r"\{[^}]*\}", "{}", path)
+
+    text = (pathlib.Path(__file__).parents[2] / page).read_text()
+    listed = re.findall(r"`(GET|POST|DELETE|PUT|PATCH) (/api/[^` ]*)`", text)
+    documented = [(method, shape(path)) for method, path in listed]
+    documented = [route for route in documented if route != ("GET", "/api/openapi.json")]
+    routes = [(method, shape(path)) for method, path, _ in route_table(create_app())]
+    assert sorted(documented) == sorted(routes)

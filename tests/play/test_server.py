@@ -12,7 +12,9 @@ from api_client import TestClient, new
 from alphazero_jax import games
 from alphazero_jax.play import routes as play_routes
 from alphazero_jax.play import server as play_server
-from alphazero_jax.play import web
+from alphazero_jax.play.routes import create_app
+from alphazero_jax.play.server import Server
+from alphazero_jax.play.server_config import ServerConfig
 
 
 def test_sessions_expire_and_are_bounded(monkeypatch):
@@ -22,8 +24,8 @@ def test_sessions_expire_and_are_bounded(monkeypatch):
     clock = types.SimpleNamespace(monotonic=lambda: now[0])
     for module in (play_server, play_routes):
         monkeypatch.setattr(module, "time", clock)
-    config = web.ServerConfig(max_sessions=2, idle_seconds=300)
-    with TestClient(web.create_app(config)) as client:
+    config = ServerConfig(max_sessions=2, idle_seconds=300)
+    with TestClient(create_app(config)) as client:
         first, second = new(client), new(client)
         full = client.post("/api/sessions", json={"game": "tic_tac_toe", "agent": "random"})
         assert full.status_code == 503 and "maximum of 2 sessions" in full.json()["error"]
@@ -40,7 +42,7 @@ def test_sessions_expire_and_are_bounded(monkeypatch):
 
 
 def test_the_session_limit_is_checked_before_an_agent_is_built():
-    with TestClient(web.create_app(web.ServerConfig(max_sessions=1))) as client:
+    with TestClient(create_app(ServerConfig(max_sessions=1))) as client:
         new(client)
         pool = client.app.state.server.pool
         held = dict(pool.batchers)
@@ -54,9 +56,9 @@ def test_the_warm_up_reports_its_progress_and_ends_warm(monkeypatch):
     for name in ("tic_tac_toe", "connect_four"):
         game = games.make(name)
         wanted.append((game, "random", game.init(jax.random.key(0))))
-    monkeypatch.setattr(web.Server, "warm_up_agents", lambda self: wanted)
-    config = web.ServerConfig(warm_up=True, batch_sizes=(1, 2))
-    with TestClient(web.create_app(config)) as client:
+    monkeypatch.setattr(Server, "warm_up_agents", lambda self: wanted)
+    config = ServerConfig(warm_up=True, batch_sizes=(1, 2))
+    with TestClient(create_app(config)) as client:
         stats = client.get("/api/stats").json()
         assert stats["warm_up"]["total"] == 4 and set(stats["compiling"]) == {
             "running",

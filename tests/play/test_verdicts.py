@@ -12,7 +12,9 @@ from unittest import mock
 from api_client import TestClient, new
 
 from alphazero_jax import games
-from alphazero_jax.play import web
+from alphazero_jax.play.routes import create_app
+from alphazero_jax.play.server import Entry
+from alphazero_jax.play.server_config import ServerConfig
 from alphazero_jax.solvers import connect_four as solver
 from alphazero_jax.solvers import opening_book
 
@@ -33,8 +35,8 @@ def test_the_catalogue_offers_verdicts_exactly_where_the_verdicts_route_answers(
     # settings the catalogue lists, and refuses (409) elsewhere. A real game at a few of
     # them; at all of them, a session of the game's start that is only what the route reads
     # (a real one compiles its game's programs: a minute for all on two cores).
-    config = web.ServerConfig(agent_kinds=("random",), batch_sizes=(1,), verdict_nodes=1000)
-    with TestClient(web.create_app(config)) as client:
+    config = ServerConfig(agent_kinds=("random",), batch_sizes=(1,), verdict_nodes=1000)
+    with TestClient(create_app(config)) as client:
         listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
         offered, bounds = listed["connect_four"]["solver"], listed["connect_four"]["settings"]
         answered, made = [], 0
@@ -46,7 +48,7 @@ def test_the_catalogue_offers_verdicts_exactly_where_the_verdicts_route_answers(
                 continue
             made += 1
             start = mock.Mock(game=game, over=False, moves_text=lambda: "")
-            client.app.state.server.sessions["s"] = web.Entry(start, None, None, time.monotonic())
+            client.app.state.server.sessions["s"] = Entry(start, None, None, time.monotonic())
             verdicts = client.get("/api/sessions/s/verdicts")
             assert verdicts.status_code in (200, 409), verdicts.text
             if verdicts.status_code == 200:
@@ -74,7 +76,7 @@ def test_the_solver_plays_from_the_first_move_and_keeps_a_won_game_won(client):
 
 
 def test_verdicts_beyond_the_node_budget_are_unknown():
-    with TestClient(web.create_app(web.ServerConfig(verdict_nodes=10))) as client:
+    with TestClient(create_app(ServerConfig(verdict_nodes=10))) as client:
         # A Middle-Medium position of Pons' (15 plies): deeper than any opening book.
         view = new(client, game="connect_four", moves="274552224131661")
         answer = client.get(f"/api/sessions/{view['id']}/verdicts").json()
@@ -91,8 +93,8 @@ def test_a_long_solve_holds_up_no_other_request():
     # the GIL, or a lock the moves need) answers them only once the search has run out of
     # its budget by itself (~15 s): the check below fails.
     budget = 100_000_000
-    config = web.ServerConfig(verdict_nodes=budget)
-    with TestClient(web.create_app(config)) as client:
+    config = ServerConfig(verdict_nodes=budget)
+    with TestClient(create_app(config)) as client:
         solving = new(client, game="connect_four")
         playing = new(client, game="connect_four", agent="random")
         warm = new(client, game="connect_four", agent="random")

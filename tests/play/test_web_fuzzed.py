@@ -13,14 +13,18 @@ seconds.
 """
 
 import json
+import re
 import warnings
 
 import pytest
+from fuzz_text import NUMBER_TEXT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alphazero_jax import games
-from alphazero_jax.play import web
+from alphazero_jax.agents import registry
+from alphazero_jax.play.routes import create_app, route_table
+from alphazero_jax.play.server_config import ServerConfig
 
 with warnings.catch_warnings():  # newer Starlette prefers httpx2 to httpx; both work
     warnings.simplefilter("ignore")
@@ -32,18 +36,14 @@ NUM_OTHER_ROUTE = 25  # routes that ignore their body: it must not matter
 
 SESSION = {"game": "tic_tac_toe", "agent": "random", "moves": "b2 a1"}
 
-# (method, path, reads only): every route of routes.py.
+CONFIG = ServerConfig(batch_sizes=(1,), max_sessions=50)
+APP = create_app(CONFIG)
+# The routes that change nothing though not GETs: a hint searches and moves no piece.
+READS_ONLY = {("POST", "/api/sessions/{session_id}/hint")}
+# (method, path, reads only): every route of the app, so that a new one is fuzzed too.
 ROUTES = [
-    ("POST", "/api/sessions", False),
-    ("POST", "/api/sessions/{id}/moves", False),
-    ("POST", "/api/sessions/{id}/agent-move", False),
-    ("POST", "/api/sessions/{id}/undo", False),
-    ("POST", "/api/sessions/{id}/hint", True),
-    ("GET", "/api/sessions/{id}", True),
-    ("GET", "/api/sessions/{id}/verdicts", True),
-    ("DELETE", "/api/sessions/{id}", False),
-    ("GET", "/api/games", True),
-    ("GET", "/api/stats", True),
+    (method, path, method == "GET" or (method, path) in READS_ONLY)
+    for method, path, _ in route_table(APP)
 ]
 
 json_values = st.recursive(
@@ -54,6 +54,18 @@ json_values = st.recursive(
 
 AGENTS = ["random", "greedy", "minimax:1", "mcts:7", "greedy:path", "minimax:0", "solver"]
 AGENTS += ["az:pretrained:-1", "az:pretrained:x", "mcts:5000"]
+# A strength of any number as text (thousands of digits, other digits, signs) that the
+# server refuses or plays at once: az:pretrained only with a number it refuses.
+STRENGTHS = st.builds(
+    lambda kind, number: f"{kind}:{number}",
+    st.sampled_from(["mcts", "minimax", "az:pretrained"]),
+    NUMBER_TEXT,
+).filter(
+    lambda spec: (
+        not spec.startswith("az:")
+        or registry.read_count(spec.rpartition(":")[2], low=0, high=1024) is None
+    )
+)
 SETTINGS = ["rows", "cols", "connect", "size", "walls", "legal_plane", "nope"]
 MOVE_TEXT = st.text(alphabet="abcd0123456789 ,pasABhv", max_size=12)
 
@@ -75,10 +87,12 @@ def new_session_bodies(draw):
     fields = {
         "game": _or_junk(st.sampled_from([*games.available(), "chess"])),
         "settings": _or_junk(
-            st.dictionaries(st.sampled_from(SETTINGS), _or_junk(st.integers(-2, 12)), max_size=3)
+            st.dictionaries(
+                st.sampled_from(SETTINGS), _or_junk(st.integers(-2, 12) | LONG_INTEGERS), max_size=3
+            )
         ),
-        "agent": _or_junk(st.sampled_from(AGENTS) | st.text(max_size=16)),
-        "simulations": _or_junk(st.integers(-5, 2000)),
+        "agent": _or_junk(st.sampled_from(AGENTS) | st.text(max_size=16) | STRENGTHS),
+        "simulations": _or_junk(st.integers(-5, 2000) | LONG_INTEGERS),
         "moves": _or_junk(MOVE_TEXT),
         "extra": json_values,
     }
@@ -101,22 +115,46 @@ def move_bodies():
     )
 
 
+class Digits(str):
+    """A JSON number of any length, written as it is: ``json.dumps`` refuses to write an int
+    of more than 4,300 digits."""
+
+
+# JSON integers of thousands of digits, signed, which Python's JSON reader refuses to read.
+LONG_INTEGERS = st.builds(
+    lambda sign, digits: Digits(sign + "1" * digits),
+    st.sampled_from(["", "-"]),
+    st.integers(4000, 6000),
+)
+_DIGITS = re.compile(r'"\\u0000(-?[0-9]+)"')
+
+
 def raw(value) -> bytes:
-    """A body as JSON text (NaN and infinities as Python writes them: not JSON)."""
-    return json.dumps(value).encode()
+    """A body as JSON text (NaN and infinities as Python writes them: not JSON), its
+    ``Digits`` as numbers."""
+
+    def marked(item):
+        if isinstance(item, Digits):
+            return "\u0000" + item
+        if isinstance(item, dict):
+            return {key: marked(v) for key, v in item.items()}
+        if isinstance(item, list):
+            return [marked(v) for v in item]
+        return item
+
+    return _DIGITS.sub(lambda m: m.group(1), json.dumps(marked(value))).encode()
 
 
 BODIES = {
     "/api/sessions": new_session_bodies().map(raw),
-    "/api/sessions/{id}/moves": move_bodies().map(raw),
+    "/api/sessions/{session_id}/moves": move_bodies().map(raw),
 }
 ANY_BODY = json_values.map(raw) | st.binary(max_size=40) | st.just(b"")
 
 
 @pytest.fixture(scope="module")
 def client():
-    config = web.ServerConfig(batch_sizes=(1,), max_sessions=50)
-    with TestClient(web.create_app(config)) as c:
+    with TestClient(APP) as c:
         yield c
 
 
@@ -126,8 +164,8 @@ def _session(client, human: str) -> dict:
 
 
 def _check(client, method: str, path: str, reads_only: bool, body: bytes, human: str) -> None:
-    view = None if "{id}" not in path else _session(client, human)
-    url = path if view is None else path.format(id=view["id"])
+    view = None if "{session_id}" not in path else _session(client, human)
+    url = path if view is None else path.format(session_id=view["id"])
     held = set(client.app.state.server.sessions)
     headers = {"content-type": "application/json"}
     response = client.request(method, url, content=body, headers=headers)
@@ -160,6 +198,20 @@ def test_any_body_of_a_route_that_reads_one(client, method, path, reads_only, da
 @given(body=ANY_BODY, human=st.sampled_from(["first", "none"]))
 def test_any_body_of_a_route_that_reads_none(client, method, path, reads_only, body, human):
     _check(client, method, path, reads_only, body, human)
+
+
+def test_every_route_of_the_app_is_fuzzed_and_each_that_reads_a_body_with_bodies_of_its_own():
+    paths = APP.openapi()["paths"]
+    assert len(ROUTES) == sum(len(operations) for operations in paths.values()) >= 10
+    reading = {
+        p for p, operations in paths.items() for o in operations.values() if "requestBody" in o
+    }
+    assert reading == set(BODIES)
+
+
+def test_long_json_integers_are_written_as_numbers():
+    body = raw({"simulations": Digits("-" + "1" * 4500), "settings": {"rows": Digits("12")}})
+    assert body == b'{"simulations": -' + b"1" * 4500 + b', "settings": {"rows": 12}}'
 
 
 def test_the_server_still_answers_and_holds_no_session(client):

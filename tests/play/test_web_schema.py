@@ -27,15 +27,21 @@ import jsonschema_rs
 import pydantic
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from alphazero_jax import games
-from alphazero_jax.play import contract, web
+from alphazero_jax.games import records
+from alphazero_jax.play import contract
+from alphazero_jax.play.catalogue import new_session_model, served_spec
+from alphazero_jax.play.routes import create_app
+from alphazero_jax.play.server_config import AGENT_KINDS, ServerConfig
 
 MAX_EXAMPLES = 15  # per route, fuzzing phase
 STATEFUL_EXAMPLES = 10  # scenarios of the stateful run, each a few linked requests
 
-CONFIG = web.ServerConfig(
+CONFIG = ServerConfig(
+    compile_wait=5.0,  # as alphazero-serve: a longer compile is a 429 the schema declares
     warm_up=False,
     batch_sizes=(1,),
     agent_kinds=("random",),
@@ -49,7 +55,7 @@ SCHEMATHESIS = {"generation": {"max-examples": MAX_EXAMPLES}, "request-timeout":
 # The app, and its schema as /api/openapi.json serves it. Its lifespan starts with a test's
 # first request and ends with the test (schemathesis's pytest plugin): each test starts the
 # server afresh.
-APP = web.create_app(CONFIG)
+APP = create_app(CONFIG)
 schema = schemathesis.openapi.from_dict(
     APP.openapi(), config=schemathesis.Config.from_dict(SCHEMATHESIS)
 )
@@ -156,10 +162,10 @@ def test_the_default_servers_schema_admits_the_agents_it_plays(name):
     # Every agent kind, strength and simulations field against the settings each plays at
     # (the shipped networks' and the solver's) and others: the schema admits a body exactly
     # where the server's own checks (``NewSession``, ``games.make``, ``served_spec``) do.
-    config = web.ServerConfig()
-    schema_of_bodies = web.new_session_model(config).model_json_schema()
+    config = ServerConfig()
+    schema_of_bodies = new_session_model(config).model_json_schema()
     validator = jsonschema_rs.Draft202012Validator(schema_of_bodies)
-    kinds = [k for k in web.AGENT_KINDS if k.only_settings is not None]
+    kinds = [k for k in AGENT_KINDS if k.only_settings is not None]
     shipped = [s for k in kinds if k.plays(name) for s in k.only_settings(name)]
     other = {key: bound["min"] for key, bound in games.settings_of(name).items()}
     for at, spec, simulations in itertools.product(
@@ -170,14 +176,64 @@ def test_the_default_servers_schema_admits_the_agents_it_plays(name):
     assert validator.is_valid({"game": name}) == _served(config, {"game": name})
 
 
-def _served(config: web.ServerConfig, body: dict) -> bool:
+def _served(config: ServerConfig, body: dict) -> bool:
     try:
         request = contract.NewSession.model_validate(body)
         game = games.make(request.game, **request.settings)
         settings = dict(game.settings)
-        web.served_spec(
-            config, request.agent, request.simulations, game=game.name, settings=settings
-        )
+        served_spec(config, request.agent, request.simulations, game=game.name, settings=settings)
     except (pydantic.ValidationError, ValueError):
+        return False
+    return True
+
+
+# Boards as large as each game allows, so that every file and rank its notation has is
+# on one of them.
+LARGEST = {
+    "connect_four": [{}, {"rows": 10, "cols": 10, "connect": 4}],
+    "othello": [{}, {"size": 16}],
+    "quoridor": [{}, {"size": 5, "walls": 3}],
+    "tic_tac_toe": [{}, {"rows": 10, "cols": 10}],
+}
+NOTATION_TEXT = st.text(alphabet="abcdijpPASshvHV\u212a0123456789 ,\t\u2003\u00b2", max_size=10)
+
+
+@pytest.mark.parametrize("name", sorted(LARGEST))
+def test_every_text_a_game_reads_matches_its_notation_pattern(name):
+    # The published patterns may admit more than a game reads (a move not on this board is
+    # a 409), never less: a text refused by the schema must be refused by the server.
+    record = games.record(name)
+    built = [games.make(name, **settings) for settings in LARGEST[name]]
+
+    def read(game, text):
+        try:
+            return game.actions_from_text(text)
+        except ValueError:
+            return None
+
+    written = [g.actions_to_text([a]) for g in built for a in range(g.num_actions) if _named(g, a)]
+    for text in written:
+        assert records.matches(record.one_move_pattern(), text), text
+        assert records.matches(record.moves_pattern(), f"{text} {text}"), text
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.sampled_from(written) | NOTATION_TEXT, st.sampled_from(written) | NOTATION_TEXT)
+    def check(first, second):
+        for text in (first, first + second, f"{first} {second}"):
+            for game in built:
+                actions = read(game, text)
+                if actions is not None:
+                    assert records.matches(record.moves_pattern(), text), text
+                if actions is not None and len(actions) == 1:
+                    assert records.matches(record.one_move_pattern(), text.strip()), text
+                    assert contract.is_move_text(text.strip()), text
+
+    check()
+
+
+def _named(game, action) -> bool:
+    try:
+        game.action_to_text(action)
+    except ValueError:  # a Quoridor pawn action off the board at the start
         return False
     return True

@@ -1,7 +1,10 @@
 // The play page: settings on the left, the game on the right. It talks to the server only
-// through the JSON API (/api/...); each game's drawing and input is a module in games/.
+// through the JSON API (/api/...); each game's drawing and input is a module in games/, and
+// a game with none (one registered outside the package) is drawn by games/generic.js. A
+// game's title, notation and the settings a player never chooses come from GET /api/games.
 
 import * as connectFour from "./games/connect_four.js";
+import * as generic from "./games/generic.js";
 import * as othello from "./games/othello.js";
 import * as quoridor from "./games/quoridor.js";
 import * as ticTacToe from "./games/tic_tac_toe.js";
@@ -29,7 +32,13 @@ async function api(method, path, body) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
-  const response = await fetch(path, options);
+  let response = await fetch(path, options);
+  // 429: the agent's search is still compiling; ask again when the server says.
+  for (let tries = 0; response.status === 429 && tries < 60; tries++) {
+    const seconds = Number(response.headers.get("Retry-After")) || 1;
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    response = await fetch(path, options);
+  }
   const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
   if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
   return data;
@@ -43,8 +52,12 @@ function agentInfo() {
   return gameInfo().agents.find((a) => a.spec === $("agent").value);
 }
 
+function moduleOf(name) {
+  return MODULES[name] || generic;
+}
+
 function module() {
-  return MODULES[page.view ? page.view.game : $("game").value];
+  return moduleOf(page.view ? page.view.game : $("game").value);
 }
 
 // -- setup -----------------------------------------------------------------------------
@@ -61,9 +74,9 @@ function sameSettings(a, b) {
 
 function fillSettings() {
   const info = gameInfo();
-  // A game module may keep settings that are not rules (Othello's observation planes) at
-  // their defaults, out of the player's sight.
-  const hidden = MODULES[info.name].hiddenSettings || [];
+  // Settings that are not rules (Othello's observation planes) stay at their defaults, out
+  // of the player's sight.
+  const hidden = info.encodings;
   // Start from the settings of the game's shipped network, where there is one (Othello's
   // is 6x6), so that it is among the opponents at once.
   const shipped = info.agents.find((a) => a.only_settings && a.only_settings.length);
@@ -419,10 +432,12 @@ async function init() {
   });
   $("copy-moves").addEventListener("click", copyMoves);
   fillSettings();
-  $("moves").placeholder = `paste a move list: ${module().notation}`;
-  $("game").addEventListener("change", () => {
-    $("moves").placeholder = `paste a move list: ${MODULES[$("game").value].notation}`;
-  });
+  const showNotation = () => {
+    const notation = gameInfo().notation;
+    $("moves").placeholder = notation ? `paste a move list: ${notation}` : "paste a move list";
+  };
+  showNotation();
+  $("game").addEventListener("change", showNotation);
   $("status").textContent = "Starting a game…";
   pollStats();
   await newGame();

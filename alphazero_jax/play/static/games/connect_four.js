@@ -3,7 +3,6 @@
 
 const COLUMNS = "123456789a";
 
-export const notation = "columns, first player first, e.g. 4453";
 export const sides = ["Red", "Yellow"];
 
 function columnName(col) {

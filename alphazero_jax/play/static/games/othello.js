@@ -5,10 +5,7 @@ import { lastMoveOf } from "./common.js";
 
 const FILES = "abcdefghijklmnop";
 
-export const notation = "squares (columns a.., rows 1.. from the top) and pass, e.g. f5 d6 c3";
 export const sides = ["Black", "White"];
-// Whether the network sees a plane of legal squares is no rule: it keeps its default.
-export const hiddenSettings = ["legal_plane"];
 
 export function render(container, view, overlay, onMove) {
   const { rows, cols, cells } = view.board;

@@ -11,11 +11,7 @@ import { lastMoveOf } from "./common.js";
 const FILES = "abcdefghi";
 const SHOWN_WALL_SHARE = 0.05; // walls the search gave less than this are not shaded
 
-export const notation =
-  "pawn moves to a square (columns a.., rows 1.. from the top) and walls such as c3h or d4v, e.g. c4 c2 b3h";
 export const sides = ["Red", "Blue"];
-// Whether the network sees the distance planes is no rule: it keeps its default.
-export const hiddenSettings = ["distance_planes"];
 
 const squareName = (r, c) => `${FILES[c]}${r + 1}`;
 

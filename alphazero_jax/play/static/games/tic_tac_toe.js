@@ -6,7 +6,6 @@ import { lastMoveOf } from "./common.js";
 const FILES = "abcdefghij";
 const MARKS = ["", "X", "O"];
 
-export const notation = "cells, first player first, e.g. b2 a1 c3";
 export const sides = ["X", "O"];
 
 export function render(container, view, overlay, onMove) {

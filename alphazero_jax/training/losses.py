@@ -15,7 +15,8 @@ reply, the plies to the end, or one registered there) and the network's auxiliar
 docs/tutorials/opponent_reply.md trains the opponent's reply as Wu (2019) does.
 
 Built in besides: ``reply`` (the opponent's reply, with the ResNet's ``reply_head``) and
-``score`` (the game's final score, with its ``score_head``); docs/ideas.md.
+``score`` (the game's final score, with its ``score_head``): docs/training.md, "Ideas from
+the literature".
 """
 
 from __future__ import annotations

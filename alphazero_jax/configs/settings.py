@@ -32,6 +32,7 @@ import ml_collections
 
 from alphazero_jax import games, networks, runs
 from alphazero_jax.search import policies
+from alphazero_jax.search import tdmcts as tdmcts_search
 from alphazero_jax.solvers import benchmark_sets
 from alphazero_jax.training import evaluator, learner, losses
 
@@ -439,7 +440,7 @@ SETTINGS: dict[str, Any] = {
 }
 for _key in SETTINGS["evaluation"]:  # how a run is judged, not what it computes
     SETTINGS["evaluation"][_key] = SETTINGS["evaluation"][_key]._replace(resumable=True)
-del S, _key
+del _key
 
 # Sections whose keys follow a registry choice: section -> (the key that chooses, the keys
 # every choice has, the choices whose keys are the table's, the registry's settings).
@@ -452,6 +453,35 @@ _PLUGS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], Callable[[str], d
         policies.settings_of,
     ),
 }
+
+
+_STRING = Rule(lambda v: isinstance(v, str), "a string")
+# TD-MCTS's runs (training.tdmcts): a flat config of their own, through the same kind of table.
+TDMCTS_SETTINGS: dict[str, Setting] = {
+    "algorithm": S("tdmcts", _one_of("tdmcts"), "The run's kind (``search.tdmcts_run``)."),
+    "game": S("tic_tac_toe", _GAME_NAME, "The game, by its registry name, at its defaults."),
+    "num_simulations": S(100, _POSITIVE, "TD-MCTS's simulations per move."),
+    "exploration": S(
+        tdmcts_search.DEFAULT_EXPLORATION, _NON_NEGATIVE_FLOAT, "UCT's exploration constant c."
+    ),
+    "gamma": S(tdmcts_search.DEFAULT_GAMMA, _FRACTION, "The TD backups' per-ply discount."),
+    "learning_rate_floor": S(
+        tdmcts_search.DEFAULT_FLOOR,
+        _FRACTION,
+        "The least step of a value's update; 0: the value is its targets' running mean.",
+    ),
+    "capacity": S(2**16, _POSITIVE, "Entries of the value table (a power of two)."),
+    "opponent": S("minimax:6", _STRING, "The training opponent, an agent spec, or ``self``."),
+    "tournament_opponent": S(
+        "", _STRING, "The tournaments' opponent; empty: the opponent (``mcts:100`` in self-play)."
+    ),
+    "episodes": S(5000, _POSITIVE, "Training games in all.", resumable=True),
+    "tournament_every": S(200, _POSITIVE, "Episodes between tournaments."),
+    "tournament_games": S(100, _POSITIVE, "Games of each tournament (even)."),
+    "batch_size": S(100, _POSITIVE, "Games played at once (even; divides tournament_every)."),
+    "seed": S(0, _int(0, 2**32 - 1), "The run's random seed."),
+}
+del S
 
 
 def leaves(tree: dict = SETTINGS, prefix: str = "") -> Iterator[tuple[str, Setting]]:
@@ -472,15 +502,16 @@ def default(key: str) -> Any:
     return node.default
 
 
-def base_config() -> ml_collections.ConfigDict:
-    """Every setting at its default: what each game's presets start from."""
+def base_config(tree: dict | None = None) -> ml_collections.ConfigDict:
+    """Every setting of ``tree`` (``SETTINGS`` unless given, e.g. ``TDMCTS_SETTINGS``) at its
+    default: what each game's presets start from."""
 
     def build(tree: dict) -> ml_collections.ConfigDict:
         return ml_collections.ConfigDict(
             {k: v.default if isinstance(v, Setting) else build(v) for k, v in tree.items()}
         )
 
-    return build(SETTINGS)
+    return build(SETTINGS if tree is None else tree)
 
 
 def plugged(section: str, chosen: Any) -> dict[str, Setting]:
@@ -602,9 +633,13 @@ def config_leaves(config: ml_collections.ConfigDict) -> Iterator[tuple[str, Sett
     )
 
 
-def check(config: ml_collections.ConfigDict) -> None:
+def check(config: ml_collections.ConfigDict, tree: dict | None = None) -> None:
     """Raises ConfigError naming the first unknown or missing key of ``config``, or the
-    first value its rule refuses (a plug-in's section by its own settings, ``plugged``)."""
+    first value its rule refuses (a plug-in's section by its own settings, ``plugged``);
+    ``tree``: another table than ``SETTINGS`` (``TDMCTS_SETTINGS``)."""
+    if tree is not None:
+        _check_section(config, tree, "")
+        return
     tree = {k: _section(config, k) if isinstance(v, dict) else v for k, v in SETTINGS.items()}
     _check_section(config, tree, "")
 

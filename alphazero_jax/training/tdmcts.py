@@ -26,6 +26,7 @@ import ml_collections
 
 from alphazero_jax import agents, checkpoints, games, runs
 from alphazero_jax.agents import td_agent
+from alphazero_jax.configs import settings
 from alphazero_jax.evaluation import arena
 from alphazero_jax.search import td_table, tdmcts, tdmcts_run
 from alphazero_jax.training import plots, run_logging
@@ -34,41 +35,24 @@ from alphazero_jax.types import Agent, Game
 
 PLOT_FILE = "tdmcts.png"
 SELF = "self"
-# Settings that may change when a run is resumed (to train it for longer).
-_RESUMABLE = ("episodes",)
 
 
 def default_config() -> ml_collections.ConfigDict:
-    """The run's settings: Tic-Tac-Toe, 5000 episodes, 100-game tournaments every 200."""
-    return ml_collections.ConfigDict(
-        {
-            "algorithm": tdmcts_run.TDMCTS_ALGORITHM,
-            "game": "tic_tac_toe",
-            "num_simulations": 100,
-            "exploration": tdmcts.DEFAULT_EXPLORATION,
-            "gamma": tdmcts.DEFAULT_GAMMA,
-            "learning_rate_floor": tdmcts.DEFAULT_FLOOR,
-            "capacity": 2**16,
-            "opponent": "minimax:6",
-            "tournament_opponent": "",  # empty: the opponent (mcts:100 in self-play)
-            "episodes": 5000,
-            "tournament_every": 200,
-            "tournament_games": 100,
-            "batch_size": 100,
-            "seed": 0,
-        }
-    )
+    """The run's settings (``configs.settings.TDMCTS_SETTINGS``): Tic-Tac-Toe, 5000
+    episodes, 100-game tournaments every 200."""
+    return settings.base_config(settings.TDMCTS_SETTINGS)
 
 
 def _check(config: ml_collections.ConfigDict) -> None:
     def fail(what: str):
         raise ConfigError(f"TD-MCTS config: {what}")
 
-    if config.algorithm != tdmcts_run.TDMCTS_ALGORITHM:
+    if config.get("algorithm") != tdmcts_run.TDMCTS_ALGORITHM:
         fail(f"expected algorithm {tdmcts_run.TDMCTS_ALGORITHM!r}, got {config.algorithm!r}.")
-    for name in ("episodes", "tournament_every", "tournament_games", "batch_size"):
-        if not isinstance(config[name], int) or config[name] < 1:
-            fail(f"{name} must be an int >= 1, got {config[name]!r}.")
+    try:
+        settings.check(config, settings.TDMCTS_SETTINGS)
+    except ConfigError as error:
+        fail(str(error))
     if config.batch_size % 2 or config.tournament_every % config.batch_size:
         fail(
             f"batch_size must be even and divide tournament_every, got batch_size "
@@ -116,13 +100,14 @@ def make_round(game: Game, search: tdmcts.TDSearch, opponent: Agent | None, batc
 
 
 def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
-    """Refuses a workdir whose run has other settings: all but ``_RESUMABLE`` must agree
-    for the run to go on exactly."""
+    """Refuses a workdir whose run has other settings: all but the resumable ones
+    (``Setting.resumable``: ``episodes``) must agree for the run to go on exactly."""
     if not os.path.exists(os.path.join(workdir, runs.CONFIG_FILE)):
         return
     previous, now = runs.read_config(workdir).to_dict(), config.to_dict()
     for name in sorted(set(previous) | set(now)):
-        if name not in _RESUMABLE and previous.get(name) != now.get(name):
+        setting = settings.TDMCTS_SETTINGS.get(name)
+        if not (setting and setting.resumable) and previous.get(name) != now.get(name):
             raise ConfigError(
                 f"{workdir} holds a run with other settings: {name} {previous.get(name)!r}, "
                 f"but this config asks for {name} {now.get(name)!r}. Resume it with its own "

@@ -16,9 +16,9 @@ from alphazero_jax.training import learner, selfplay
 
 def test_settings__every_key_has_a_rule_and_a_meaning_and_its_default_passes_the_rule():
     keys = dict(settings.leaves())
-    # By hand: 7 at the top, game 2, network 6, search 11, selfplay 8, replay 3,
+    # By hand: 7 at the top, game 2, network 8, search 11, selfplay 10, replay 4,
     # evaluation 8, gating 3, learner 11.
-    assert len(keys) == 59
+    assert len(keys) == 64
     for key, setting in keys.items():
         assert setting.doc.strip() and setting.rule.says().strip(), key
         if key not in ("game.name", "selfplay.num_moves"):  # a preset sets them per game
@@ -174,7 +174,15 @@ def test_othello_long_gpu__is_the_agent_recipe_with_a_larger_network_over_more_g
 FACTORY_DEFAULTS = [
     *(
         (f"network.{name}", networks.make_resnet, name)
-        for name in ("channels", "blocks", "activation", "normalization", "value_hidden")
+        for name in (
+            "channels",
+            "blocks",
+            "activation",
+            "normalization",
+            "value_hidden",
+            "reply_head",
+            "score_head",
+        )
     ),
     ("selfplay.inference_dtype", networks.make_resnet, "compute_dtype"),
     ("search.policy", search.make_search, "policy"),
@@ -197,7 +205,12 @@ FACTORY_DEFAULTS = [
     ("search.discount", selfplay.make_selfplay, "discount"),
     *(
         (f"selfplay.{name}", selfplay.make_selfplay, name)
-        for name in ("handicap_moves", "root_value_weight", "full_search_probability")
+        for name in (
+            "handicap_moves",
+            "root_value_weight",
+            "full_search_probability",
+            "random_opening_plies",
+        )
     ),
     ("learner.learning_rate", learner.make_schedule, "learning_rate"),
     ("learner.decay_rate", learner.make_schedule, "decay_rate"),
@@ -288,3 +301,15 @@ def test_plug__an_unregistered_name_is_refused_in_one_line_listing_the_registere
     config.imports = ("no_such_module_of_plugins",)
     with pytest.raises(settings.ConfigError, match=r"cannot import 'no_such_module_of_plugins'"):
         settings.complete(config)
+
+
+def test_tdmcts_settings__go_through_a_table_of_their_own():
+    table = settings.TDMCTS_SETTINGS
+    for key, setting in settings.leaves(table):
+        assert setting.doc.strip() and setting.rule.check(setting.default), key
+    assert [key for key, setting in settings.leaves(table) if setting.resumable] == ["episodes"]
+    config = settings.base_config(table)
+    settings.check(config, table)
+    config.episodes = 0
+    with pytest.raises(settings.ConfigError, match=r"config\.episodes must be an int >= 1, got 0"):
+        settings.check(config, table)

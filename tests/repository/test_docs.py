@@ -116,6 +116,11 @@ PAGES_WITH_CODE = [  # the README's blocks run too
 # game (20 iterations of Nim, then its judging) and perfect play (the solver, then alpha-beta
 # judged on two position sets).
 LONG = {ROOT / "docs" / "tutorials" / "own_game.md", ROOT / "docs" / "perfect_play.md"}
+# The plug-point tutorials: each trains, resumes, exports and plays (a minute or more each).
+LONG |= {
+    ROOT / "docs" / "tutorials" / f"{name}.md"
+    for name in ("own_network", "forced_playouts", "opponent_reply")
+}
 
 
 @pytest.mark.parametrize(

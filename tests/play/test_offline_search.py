@@ -4,6 +4,7 @@ from random play, the same move and the same value (within 1e-4) at the agent's 
 settings, with no noise.
 
 Node's packages come from the repository's package.json (``npm ci``; ``make test`` runs it).
+Marked long: ``make test-long`` runs it (and CI, after ``make test`` has installed them).
 """
 
 import json
@@ -12,10 +13,11 @@ import shutil
 import subprocess
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alphazero_jax import games
+from alphazero_jax import games, search
 from alphazero_jax.agents import alphazero, pretrained
 from alphazero_jax.play import web_bundle
 
@@ -23,6 +25,7 @@ pytest.importorskip("onnx", reason="the export extra (onnx, onnxruntime)")
 ROOT = pathlib.Path(__file__).parents[2]
 NODE = shutil.which("node")
 pytestmark = [
+    pytest.mark.long,  # six searches compiled in JAX: minutes on two cores
     pytest.mark.skipif(NODE is None, reason="needs node (Node.js 18 or newer)"),
     pytest.mark.skipif(
         not (ROOT / "node_modules" / "onnxruntime-node").is_dir(),
@@ -38,24 +41,27 @@ def _game_of(key):
     return games.make(described["game"], **described["settings"])
 
 
-def random_positions(game, count: int, seed: int) -> list[list[int]]:
-    """``count`` move lists from the start, each a random legal game cut at a random length
-    before its end (so that the position is not finished)."""
-    rng = np.random.default_rng(seed)
-    step, legal_of = jax.jit(game.step), jax.jit(game.legal_action_mask)
-    positions = []
-    while len(positions) < count:
-        length = int(rng.integers(0, min(game.max_num_moves, 40)))
-        state, actions = game.init(jax.random.key(0)), []
-        for _ in range(length):
-            action = int(rng.choice(np.flatnonzero(np.asarray(legal_of(state)))))
-            after = step(state, action)
-            if bool(after.terminal):
-                break
-            state = after
-            actions.append(action)
-        positions.append(actions)
-    return positions
+def random_positions(game, count: int, seed: int):
+    """``count`` positions of random legal play, each cut at a random length before its
+    game's end (so that it is not finished): their move lists from the start, and the
+    positions as one batch of states."""
+    length = min(game.max_num_moves, 40)
+
+    def play(key):
+        def one_move(state, key):
+            action = search.uniform_choice(key, game.legal_action_mask(state)[None])[0]
+            return game.step(state, action), (state, action)
+
+        cut_key, key = jax.random.split(key)
+        _, (states, actions) = jax.lax.scan(one_move, game.init(key), jax.random.split(key, length))
+        # The last state before the game ended, at most a random number of moves in.
+        finished = jnp.argmax(jnp.append(states.terminal, True))
+        cut = jnp.minimum(jax.random.randint(cut_key, (), 0, length), finished - 1)
+        return jax.tree.map(lambda x: x[cut], states), actions, cut
+
+    keys = jax.random.split(jax.random.key(seed), count)
+    states, actions, cuts = jax.device_get(jax.jit(jax.vmap(play))(keys))
+    return [[int(a) for a in actions[i, : cuts[i]]] for i in range(count)], states
 
 
 @pytest.mark.parametrize("key", pretrained.available())
@@ -63,10 +69,8 @@ def test_offline_search__moves_and_values_equal_jax(key, tmp_path):
     game = _game_of(key)
     run = pretrained.load(game)
     bundle = web_bundle.write_bundle(run, tmp_path)
-    positions = random_positions(game, NUM_POSITIONS, seed=len(key))
-
-    states = [_replay(game, actions) for actions in positions]
-    batch = jax.tree.map(lambda *xs: np.stack(xs), *states)
+    positions, batch = random_positions(game, NUM_POSITIONS, seed=len(key))
+    assert not batch.terminal.any()
     analyse = alphazero.make_network_analysis_fn(
         game,
         run.apply_fn,
@@ -91,10 +95,3 @@ def test_offline_search__moves_and_values_equal_jax(key, tmp_path):
         assert js["action"] == int(expected.action[i]), where
         assert js["value"] == pytest.approx(float(expected.value[i]), abs=1e-4), where
         np.testing.assert_allclose(js["visitProbs"], expected.shares[i], atol=1e-6, err_msg=where)
-
-
-def _replay(game, actions):
-    state = game.init(jax.random.key(0))
-    for action in actions:
-        state = game.step(state, action)
-    return state

@@ -50,6 +50,12 @@ class NewAgentTurns:
         self._due: dict[str, float] = {}  # client -> when its bucket is full again
         self.waiting = 0  # requests waiting for their turn now
 
+    def due_in(self, client: str) -> float:
+        """The seconds until ``client``'s next turn (0: now), without taking it."""
+        now = self.clock()
+        due = max(self._due.get(client, now), now)
+        return max(now, due - (self.burst - 1) * self.interval) - now
+
     def reserve(self, client: str) -> float:
         """Takes ``client``'s next turn; returns the seconds until it comes (0: now)."""
         now = self.clock()

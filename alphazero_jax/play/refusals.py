@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from alphazero_jax.play.agent_pool import PoolFull
 from alphazero_jax.play.catalogue import BadRequest
-from alphazero_jax.play.server import Compiling, ServerFull, UnknownSession
+from alphazero_jax.play.server import ServerFull, TryLater, UnknownSession
 from alphazero_jax.play.session import GameOver, IllegalMove, MoveError, NothingToUndo, NotYourTurn
 from alphazero_jax.play.verdicts import NoVerdicts
 
@@ -34,7 +34,7 @@ STATUS: dict[type[Exception], int] = {
     MoveError: 422,  # a refused move whose type says no more
     NoVerdicts: 409,
     UnknownSession: 404,
-    Compiling: 429,
+    TryLater: 429,
     ServerFull: 503,
     PoolFull: 503,
 }
@@ -54,11 +54,11 @@ def error(status: int, message: str) -> responses.JSONResponse:
 
 
 async def refused(request: fastapi.Request, problem: Exception) -> responses.JSONResponse:
-    """The answer to an error ``STATUS`` lists; a ``Compiling`` one says in ``Retry-After``
+    """The answer to an error ``STATUS`` lists; a ``TryLater`` one says in ``Retry-After``
     when to ask again."""
     del request
     answer = error(status_of(problem), str(problem))
-    if isinstance(problem, Compiling):
+    if isinstance(problem, TryLater):
         answer.headers["Retry-After"] = str(problem.retry_after)
     return answer
 

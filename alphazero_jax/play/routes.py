@@ -61,8 +61,9 @@ ServerDep = Annotated[Server, fastapi.Depends(the_server)]
 NO_JSON = {400: "The body is not JSON."}
 UNKNOWN = {404: "No session has this id: it never existed, expired or ended."}
 COMPILING = {
-    429: "The agent's search is compiling and did not finish within the server's "
-    "compile_wait; the compile goes on: ask again after Retry-After seconds."
+    429: "The agent's search is compiling, or the client's turn to have a new agent built "
+    "is still to come, past the server's compile_wait: ask again after Retry-After seconds "
+    "(the compile goes on)."
 }
 REFUSED_SESSION = {
     **NO_JSON,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -35,9 +36,10 @@ class ServerFull(Exception):
     """The server holds its maximum of sessions."""
 
 
-class Compiling(Exception):
-    """The agent's search is compiling, and has not finished within the server's
-    ``compile_wait``; ask again in ``retry_after`` seconds."""
+class TryLater(Exception):
+    """The request would wait longer than the server's ``compile_wait`` (for its agent's
+    first compile, or for its client's turn to have a new agent built); ask again in
+    ``retry_after`` seconds."""
 
     def __init__(self, message: str, *, retry_after: int = 1):
         super().__init__(message)
@@ -90,8 +92,19 @@ class Server:
     async def batcher(self, game: Game, spec: str, *, client: str | None = None) -> Batcher:
         """The agent's ``Batcher``; BadRequest for a spec the game refuses, PoolFull when
         every agent the server may hold is in play. A new agent asked for by ``client``
-        comes in its turn (``NewAgentTurns``)."""
+        comes in its turn (``NewAgentTurns``), or TryLater when that is further away than
+        the config's ``compile_wait``."""
         if client is not None and self.turns is not None and not self.pool.holds(game, spec):
+            ahead, most = self.turns.due_in(client), self.config.compile_wait
+            if most is not None and ahead > most:
+                retry = math.ceil(ahead)
+                raise TryLater(
+                    f"This client has had its {self.turns.burst} new agents (settings or "
+                    "strengths no game here plays) built at once and one more every "
+                    f"{self.turns.interval:g} s; try again in {retry} s, or choose an agent "
+                    "already in play.",
+                    retry_after=retry,
+                )
             await self.turns.turn(client)
         try:
             return await self.pool.get(
@@ -102,7 +115,7 @@ class Server:
 
     async def compiled(self, batcher: Batcher, state: Any) -> None:
         """Returns once ``batcher``'s search of positions like ``state`` is compiled (a batch
-        of one at least), starting the compile if it has not started; Compiling when it is
+        of one at least), starting the compile if it has not started; TryLater when it is
         not done within the config's ``compile_wait`` (the compile goes on). A compile
         that fails returns: the search that follows reports it."""
         wait = self.config.compile_wait
@@ -113,7 +126,7 @@ class Server:
             await asyncio.wait_for(asyncio.shield(compile_one), wait)
         except TimeoutError:
             retry = max(1, round(wait))
-            raise Compiling(
+            raise TryLater(
                 f"The agent's search is compiling (a strength or settings no game here played "
                 f"yet): it takes seconds, once. Try again in {retry} s.",
                 retry_after=retry,

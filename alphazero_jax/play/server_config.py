@@ -10,8 +10,8 @@ What a client can make the server hold or do is bounded:
   size; an idle one makes room for a new one, else 503 (``agent_pool.AgentPool``);
 - compiles: each client has new agents built at ``new_agents_per_minute`` after
   ``new_agents_burst`` at once; beyond, its request waits its turn (``NewAgentTurns``); a
-  request waits at most ``compile_wait`` for its agent's first compile (429 beyond, with
-  ``Retry-After``: the compile goes on);
+  request waits at most ``compile_wait`` for its turn and for its agent's first compile
+  (429 beyond, with ``Retry-After``; a compile goes on);
 - requests: headers within ``header_seconds`` and bodies within ``body_seconds`` (408),
   bodies of at most ``max_body_bytes`` (413), headers of at most 16 KiB (uvicorn);
 - verdicts: ``verdict_nodes`` of the solver's search per request, on one thread.
@@ -64,9 +64,10 @@ class ServerConfig:
         (``connections.py``: uvicorn alone never times them out; ``uvicorn_options``).
       agent_kinds: the kinds of ``AGENT_KINDS`` the server plays (e.g. ``("random",
         "greedy")``); None: every one.
-      compile_wait: seconds a request waits for its agent's first compile; past them it
-        is refused with 429 and ``Retry-After`` (the compile goes on, and the request
-        asked again plays at once when it is done). None (the library's default): it
+      compile_wait: seconds a request waits for its agent's first compile, or for its
+        client's turn to have a new agent built; past them it is refused with 429 and
+        ``Retry-After`` (a compile goes on, and the request asked again plays at once
+        when it is done). None (the library's default): it
         waits for the compile; ``alphazero-serve`` waits 5 s.
     """
 

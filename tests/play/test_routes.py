@@ -17,7 +17,7 @@ from alphazero_jax.play.agent_pool import PoolFull
 from alphazero_jax.play.catalogue import BadRequest
 from alphazero_jax.play.refusals import status_of
 from alphazero_jax.play.routes import create_app, route_table
-from alphazero_jax.play.server import Compiling, ServerFull, UnknownSession
+from alphazero_jax.play.server import ServerFull, TryLater, UnknownSession
 from alphazero_jax.play.server_config import ServerConfig
 from alphazero_jax.play.verdicts import NoVerdicts
 
@@ -325,7 +325,7 @@ def test_each_refusal_type_has_its_status_and_any_other_error_is_the_servers():
         (play_session.NothingToUndo, 409),
         (NoVerdicts, 409),
         (UnknownSession, 404),
-        (Compiling, 429),
+        (TryLater, 429),
         (ServerFull, 503),
         (PoolFull, 503),
         (play_session.MoveError, 422),  # a refused move whose type says no more

@@ -31,9 +31,10 @@ from alphazero_jax.types import Array
 
 FAR = 1 << 16  # the distance of an unreachable goal
 _FILLS = 16  # the path check's fewest flood fills per round (see _fills_per_call)
-# Flood-fill rounds between two tests of whether the fills are done, by JAX backend
-# (``rounds_per_test``); a backend not named runs every fill its full bound, untested.
-ROUNDS_PER_TEST = {"cpu": 4}
+# How the flood fills loop, by JAX backend: (rounds per loop iteration, whether each
+# iteration first tests that some fill still grows); see ``fill_loop``.
+FILL_LOOPS = {"cpu": (4, True)}
+_UNTESTED = (9, False)  # any other backend: a fixed amount of work
 
 
 class Tables(NamedTuple):
@@ -146,33 +147,33 @@ def spread(reach: Array, east: Array, south: Array) -> Array:
     return reach | ((reach & east) << 1) | ((reach >> 1) & east) | down | up
 
 
-def rounds_per_test(bound: int) -> int:
-    """Static: the flood-fill rounds run between two tests of whether a fill is done, for a
-    fill that is surely done after ``bound`` rounds (``ROUNDS_PER_TEST`` by backend).
-
-    ``bound`` or more means no test at all: ``bound`` rounds in a straight line, a fixed
-    amount of work that XLA fuses into a few kernels. Fewer puts blocks of that many rounds
-    in a ``while_loop``, which ends at the first block after the fill stops growing.
+def fill_loop(bound: int) -> tuple[int, bool]:
+    """Static: ``(rounds, tested)`` for a flood fill surely done after ``bound`` rounds, by
+    backend (``FILL_LOOPS``): ``rounds`` rounds run straight on in each iteration of a
+    loop, which is a ``while_loop`` that ends once no fill grows where ``tested``, else a
+    ``fori_loop`` of ``ceil(bound / rounds)`` iterations: a fixed amount of work, with no
+    test for an accelerator to send back to the host between rounds.
     """
-    return min(ROUNDS_PER_TEST.get(jax.default_backend(), bound), bound)
+    rounds, tested = FILL_LOOPS.get(jax.default_backend(), _UNTESTED)
+    return min(rounds, bound), tested
 
 
 def _repeat(grow, carry, going, bound: int):
     """``grow`` applied to ``carry`` until ``going(carry)`` is false, or ``bound`` times.
 
     ``grow`` must leave a finished fill as it is (a fixed point), so the rounds run after a
-    fill is done, up to the end of its block, change nothing.
+    fill is done, up to the end of its loop iteration or the bound, change nothing.
     """
-    every = rounds_per_test(bound)
+    rounds, tested = fill_loop(bound)
 
     def block(carry):
-        for _ in range(every):
+        for _ in range(rounds):
             carry = grow(carry)
         return carry
 
-    if every >= bound:
-        return block(carry)
-    return jax.lax.while_loop(going, block, carry)
+    if tested:
+        return jax.lax.while_loop(going, block, carry)
+    return jax.lax.fori_loop(0, -(-bound // rounds), lambda _, c: block(c), carry)
 
 
 def race(start: Array, goal: Array, east: Array, south: Array) -> Array:
@@ -180,7 +181,7 @@ def race(start: Array, goal: Array, east: Array, south: Array) -> Array:
     (bit rows, broadcast together with the edges), ignoring pawns; ``FAR`` when no path.
 
     A breadth-first flood fill; every fill stops counting when it reaches its goal or stops
-    growing, and the fills stop when all have stopped (``rounds_per_test``).
+    growing, and the fills stop when all have stopped (``fill_loop``).
     """
     size = start.shape[-1]
     shape = jnp.broadcast_shapes(start.shape, goal.shape, east.shape[:-1] + start.shape[-1:])
@@ -391,7 +392,7 @@ def _reach_goals_batch(size: int, own, other, walls_h, walls_v, needed) -> Array
         return doubt, reach.at[done].set(~cut, mode="drop")
 
     carry = (doubt.reshape(-1), jnp.ones(doubt.size, bool))
-    if rounds_per_test(size * size) == size * size:  # untested fills: the first round too
+    if not fill_loop(size * size)[1]:  # untested fills: the first round without a test
         carry = fill(carry)
     _, reach = jax.lax.while_loop(lambda c: jnp.any(c[0]), fill, carry)
     return reach.reshape(num, 2, grooves).transpose(0, 2, 1)

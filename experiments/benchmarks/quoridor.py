@@ -10,21 +10,38 @@ The path check's share: the same loop once more with one extra legal-move comput
 per move (``quoridor.legal_actions``: the distance fields and the fills of the walls in
 doubt), as ``step`` makes one for the next mover; the difference over the plain loop's
 time is the check's cost.
+
+The same-work row: OpenSpiel's game played from Python with nothing but what our loop does,
+the legal actions and one random move a ply (``state.legal_actions()`` and
+``apply_action``, restarting at the end); the calls' Python overhead is counted against it.
+
+``--selfplay=quoridor:agent`` times self-play calls of a preset instead (each call one
+iteration's self-play, the first one compiling): every call's seconds, then the searched
+and kept positions a second over the calls after the first. ``--device_report`` runs the
+accelerator check of issue C24 as child processes of this program, each with its own time
+limit and its output printed as it comes: game steps at 1,024, 4,096 and 16,384 games,
+``quoridor:agent`` self-play, and whether one ``quoridor:default`` iteration finishes::
+
+    python -m experiments.benchmarks.quoridor --device_report
 """
 
 from __future__ import annotations
 
 import importlib.util
+import random
 import statistics
+import subprocess
+import sys
+import threading
 import time
 
 import jax
 import numpy as np
 from absl import app, flags
 
-from alphazero_jax import games
+from alphazero_jax import configs, games
 from alphazero_jax.cli import common as cli
-from alphazero_jax.games import quoridor
+from alphazero_jax.games import quoridor, quoridor_geometry
 from experiments.benchmarks import common
 from experiments.benchmarks.step_loop import MAX_SCAN_STEPS, make_loop, time_loop
 
@@ -32,6 +49,24 @@ _SIZES = flags.DEFINE_list("sizes", ["9", "5"], "Board sizes (5, 7 or 9).")
 _BATCH_SIZES = common.define_batch_sizes(["1", "1024", "4096"])
 _ROUNDS = common.define_rounds(3)
 _MOVES = common.define_moves(200_000)
+_OPENSPIEL = flags.DEFINE_bool("openspiel", True, "Time OpenSpiel's C++ game beside ours.")
+_FILL_LOOP = flags.DEFINE_string(
+    "fill_loop",
+    None,
+    "How flood fills loop (quoridor_geometry.FILL_LOOPS): 'while:R' (R rounds, then a test "
+    "of whether any fill grows) or 'fixed:R' (R rounds an iteration, a static number of "
+    "iterations). Unset: the backend's default.",
+)
+_SELFPLAY = flags.DEFINE_string(
+    "selfplay", None, "A preset (GAME:PRESET) whose self-play calls to time instead."
+)
+_CALLS = flags.DEFINE_integer("calls", 4, "Self-play calls with --selfplay, the first compiling.")
+_DEVICE_REPORT = flags.DEFINE_bool(
+    "device_report", False, "Run the accelerator report (steps, agent, default iteration)."
+)
+_PART_SECONDS = flags.DEFINE_list(
+    "part_seconds", ["75", "75", "90"], "--device_report: each part's time limit, in seconds."
+)
 
 
 def _legal_again(state):
@@ -57,18 +92,54 @@ def _openspiel_playouts(size: int, walls: int, seconds: float) -> tuple[float, f
     return sims / (time.perf_counter() - start), float(np.mean(lengths))
 
 
-def run(*, sizes: tuple[int, ...], batch_sizes: tuple[int, ...], rounds: int, moves: int):
-    """Prints and returns steps/s per size and batch, the path check's share and the peer."""
+def _openspiel_loop(size: int, walls: int, seconds: float) -> float:
+    """Steps/s of OpenSpiel's game driven from Python with only the legal actions and one
+    random move a ply, games restarting at the end (no clones, strings or checks)."""
+    import pyspiel
+
+    game = pyspiel.load_game("quoridor", {"board_size": size, "wall_count": walls})
+    rng = random.Random(0)
+    state, steps, start = game.new_initial_state(), 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(200):
+            if state.is_terminal():
+                state = game.new_initial_state()
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+        steps += 200
+    return steps / (time.perf_counter() - start)
+
+
+def run(
+    *,
+    sizes: tuple[int, ...],
+    batch_sizes: tuple[int, ...],
+    rounds: int,
+    moves: int,
+    openspiel: bool = True,
+):
+    """Prints and returns steps/s per size and batch, the path check's share and the peer
+    (OpenSpiel's ``random_sim_test`` and its bare loop, ``openspiel``)."""
     rows = []
-    print(f"jax {jax.__version__} on {jax.devices()[0].platform}; {rounds} alternating rounds")
+    print(
+        f"jax {jax.__version__} on {jax.devices()[0].device_kind}; {rounds} alternating "
+        f"rounds; flood fills at 9x9 (rounds an iteration, tested): "
+        f"{quoridor_geometry.fill_loop(81)}",
+        flush=True,
+    )
     for size in sizes:
         walls = {5: 3, 7: 6, 9: 10}[size]
         game = games.make(quoridor.NAME, size=size, walls=walls)
-        playouts, plies = _openspiel_playouts(size, walls, seconds=5.0)
-        print(
-            f"quoridor {size}x{size} ({walls} walls): OpenSpiel C++ {playouts:,.0f} random "
-            f"playouts/s, {plies:.0f} plies each: {playouts * plies:,.0f} steps/s"
-        )
+        playouts, plies, bare = float("nan"), float("nan"), float("nan")
+        if openspiel:
+            playouts, plies = _openspiel_playouts(size, walls, seconds=5.0)
+            bare = _openspiel_loop(size, walls, seconds=5.0)
+            print(
+                f"quoridor {size}x{size} ({walls} walls): OpenSpiel C++ {playouts:,.0f} random "
+                f"playouts/s, {plies:.0f} plies each: {playouts * plies:,.0f} steps/s with "
+                f"random_sim_test's checks, {bare:,.0f} steps/s bare from Python",
+                flush=True,
+            )
         base = (game.init, game.step, game.legal_action_mask, lambda s: s.terminal)
         for batch in batch_sizes:
             num_steps = min(max(32, moves // batch), MAX_SCAN_STEPS)
@@ -93,18 +164,112 @@ def run(*, sizes: tuple[int, ...], batch_sizes: tuple[int, ...], rounds: int, mo
                 steps_per_s=rate,
                 path_check_share=share,
                 vs_openspiel=rate / (playouts * plies),
+                vs_openspiel_same_work=rate / bare,
             )
             rows.append(row)
             print(
                 f"  batch {batch:>5}: {rate:>12,.0f} steps/s ({row['vs_openspiel']:.1f}x "
-                f"OpenSpiel's C++ steps/s), path check {share:.0%} of a step"
+                f"random_sim_test, {row['vs_openspiel_same_work']:.1f}x the bare loop: same "
+                f"work), path check {share:.0%} of a step",
+                flush=True,
             )
     return rows
 
 
+def selfplay_calls(preset: str, calls: int) -> dict:
+    """Times ``calls`` self-play calls of ``preset`` (``GAME:PRESET``), each one
+    iteration's self-play as training runs it, printing each as it ends; returns the
+    seconds of each call and the searched and kept positions a second after the first."""
+    from alphazero_jax.training import train
+
+    name, _, which = preset.partition(":")
+    config = configs.get_config(name, which or "default")
+    config.evaluation.every = 0
+    config.gating.rule = "none"
+    searched = config.selfplay.batch_size * config.selfplay.num_moves
+    print(
+        f"{preset}: jax {jax.__version__} on {jax.devices()[0].device_kind}; "
+        f"{config.selfplay.batch_size} slots x {config.selfplay.num_moves} moves, "
+        f"{config.search.num_simulations} simulations, network {config.network.channels}ch x "
+        f"{config.network.blocks}",
+        flush=True,
+    )
+    start = time.perf_counter()
+    components = train.build(config)
+    state = components.initial_state
+    print(f"  built in {time.perf_counter() - start:.1f} s", flush=True)
+    seconds, kept = [], []
+    for call in range(calls):
+        start = time.perf_counter()
+        state, metrics = components.selfplay_fn(state)
+        kept.append(float(jax.device_get(metrics["positions"])))
+        seconds.append(time.perf_counter() - start)
+        note = " (compiling)" if call == 0 else ""
+        print(
+            f"  call {call + 1}: {seconds[-1]:.2f} s{note}, {kept[-1]:.0f} positions kept",
+            flush=True,
+        )
+    later = sum(seconds[1:])
+    result = dict(seconds=seconds)
+    if later:
+        result.update(
+            searched_per_s=searched * (calls - 1) / later, kept_per_s=sum(kept[1:]) / later
+        )
+        print(
+            f"  after the first: {result['searched_per_s']:,.0f} searched positions/s, "
+            f"{result['kept_per_s']:,.0f} kept/s",
+            flush=True,
+        )
+    return result
+
+
+def _echo(stream) -> None:
+    for line in stream:
+        print("   ", line.rstrip(), flush=True)
+
+
+def device_report(limits: tuple[int, ...]) -> None:
+    """The accelerator check as child processes of this program, each ended at its time
+    limit, their lines printed as they come."""
+    program = [sys.executable, "-m", "experiments.benchmarks.quoridor"]
+    parts = [
+        ("game steps", ["--sizes=9", "--batch_sizes=1024,4096,16384", "--rounds=3",
+                        "--moves=400000", "--noopenspiel"]),
+        ("quoridor:agent self-play", ["--selfplay=quoridor:agent", "--calls=4"]),
+        ("quoridor:default, one iteration", ["--selfplay=quoridor:default", "--calls=2"]),
+    ]  # fmt: skip
+    for (title, flags_), limit in zip(parts, limits):
+        print(f"== {title} (at most {limit} s)", flush=True)
+        start = time.perf_counter()
+        child = subprocess.Popen(
+            program + flags_, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        echo = threading.Thread(target=_echo, args=(child.stdout,), daemon=True)
+        echo.start()
+        try:
+            child.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+            print(f"    stopped at the limit, {limit} s", flush=True)
+        echo.join(timeout=5)
+        print(f"== {title}: {time.perf_counter() - start:.0f} s, exit {child.returncode}")
+
+
 def main(argv: list[str]) -> None:
     cli.begin(argv)
-    if importlib.util.find_spec("pyspiel") is None:
+    if _FILL_LOOP.value:
+        mode, _, rounds = _FILL_LOOP.value.partition(":")
+        if mode not in ("while", "fixed") or not rounds.isdigit() or int(rounds) < 1:
+            cli.fail(f"--fill_loop: expected while:R or fixed:R, R >= 1, got {_FILL_LOOP.value}.")
+        quoridor_geometry.FILL_LOOPS[jax.default_backend()] = (int(rounds), mode == "while")
+    if _DEVICE_REPORT.value:
+        device_report(common.ints(_PART_SECONDS))
+        return
+    if _SELFPLAY.value:
+        selfplay_calls(_SELFPLAY.value, _CALLS.value)
+        return
+    if _OPENSPIEL.value and importlib.util.find_spec("pyspiel") is None:
         cli.fail("OpenSpiel is not installed: pip install -e '.[test]' adds it (open-spiel).")
     sizes = common.ints(_SIZES)
     if not set(sizes) <= {5, 7, 9}:
@@ -114,6 +279,7 @@ def main(argv: list[str]) -> None:
         batch_sizes=common.ints(_BATCH_SIZES),
         rounds=_ROUNDS.value,
         moves=_MOVES.value,
+        openspiel=_OPENSPIEL.value,
     )
 
 

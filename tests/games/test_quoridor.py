@@ -93,6 +93,59 @@ def test_a_wall_that_seals_a_pawn_in_is_illegal():
     assert state.terminal and state.winner == 1
 
 
+# How the path check's flood fills loop: this machine's default, one round between tests,
+# and an accelerator's fixed rounds with no test (quoridor_geometry.FILL_LOOPS).
+FILL_LOOPS = [{"cpu": (4, True)}, {"cpu": (1, True)}, {}]
+
+
+def _checked(state, loops, monkeypatch, game=GAME):
+    """The legal moves' names and the mover's fewest steps to its goal, worked out afresh
+    with the flood fills looping as ``loops`` says."""
+    monkeypatch.setattr(geometry, "FILL_LOOPS", loops)
+    size = dict(game.settings)["size"]
+
+    def distance(state):
+        own, _, walls_h, walls_v, _, _ = quoridor_rules.mover_view(size, state)
+        east, south = geometry.open_edges(size, walls_h, walls_v)
+        goal = geometry.tables(size).goals[0]
+        return geometry.race(geometry.pawn_rows(size, own), goal, east, south)
+
+    legal, steps = jax.jit(lambda s: (quoridor_rules.legal_actions(s), distance(s)))(state)
+    return _names(state.replace(legal=legal), game), int(steps)
+
+
+@pytest.mark.parametrize("loops", FILL_LOOPS)
+def test_a_wall_may_force_a_detour_but_not_close_the_last_way(loops, monkeypatch):
+    # a2h and c2h fence rows 3-5 off the goal but for column e: X on a3 walks round.
+    fenced = positions.quoridor(GAME, pawns=("a3", "b4"), walls="a2h c2h", walls_left=(3, 3))
+    names, steps = _checked(fenced, loops, monkeypatch)
+    assert steps == 6 and {"d2v", "d3h"} <= names  # a3-e3, e2, e1
+    # d2v closes e3's west side: the way goes under it, by e4, two steps longer.
+    detour = positions.quoridor(GAME, pawns=("a3", "b4"), walls="a2h c2h d2v", walls_left=(3, 3))
+    names, steps = _checked(detour, loops, monkeypatch)
+    assert steps == 8 and "a3h" in names  # a3h lengthens the way again
+    # d3h would close e3's south side too: no way is left, so it is refused.
+    assert "d3h" not in names and "d3v" not in names  # d3v overlaps d2v
+    assert quoridor_rules.illegal_reasons(detour, 12 + 2 * 4 + 3) == ("cuts_own",)
+
+
+@pytest.mark.parametrize("loops", FILL_LOOPS)
+def test_a_serpentine_of_72_steps_is_followed_to_its_end(loops, monkeypatch):
+    # Rows of walls with the gap at alternate ends: X on a9 walks every square to a1.
+    nine = games.make("quoridor", size=9, walls=10)
+    walls = " ".join(f"{'abcdefgh'[c]}{r}h" for r in range(1, 9) for c in range(r % 2, 8, 2))
+    maze = positions.quoridor(nine, pawns=("a9", "e1"), walls=walls, walls_left=(1, 1))
+    names, steps = _checked(maze, loops, monkeypatch, nine)
+    assert steps == 72
+    # Every free groove would cut the one corridor both pawns need: no wall is legal.
+    # a1v, say, would shut the last gap (a2 to a1).
+    assert names == {"b9"}
+    (a1v,) = nine.actions_from_text("a1v", maze)
+    assert quoridor_rules.illegal_reasons(maze, int(a1v)) == ("cuts_own", "cuts_other")
+    (a5v,) = nine.actions_from_text("a5v", maze)
+    assert quoridor_rules.illegal_reasons(maze, int(a5v)) == ("cuts_own", "cuts_other")
+
+
 def _grooves(state, names, game=GAME):
     return [int(a) - 12 for a in game.actions_from_text(names, state)]
 

@@ -160,7 +160,8 @@ async function agentMove() {
   const { action, reply, ms, evaluations } = await analyse();
   g.agent.searched = true;
   const total = ms + (first ? g.agent.loadMs : 0);
-  page.timings.push({ key: g.agent.bundle.key, ms, first, loadMs: first ? g.agent.loadMs : 0 });
+  // at: milliseconds since the page began to load, when the move was chosen.
+  page.timings.push({ key: g.agent.bundle.key, ms, first, loadMs: first ? g.agent.loadMs : 0, at: performance.now() });
   push(action);
   g.shares = reply.shares;
   showEval(reply);

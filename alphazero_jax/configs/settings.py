@@ -23,6 +23,7 @@ that a resumed run and an ``az:`` agent find them.
 
 from __future__ import annotations
 
+import importlib.machinery
 import itertools
 import math
 from collections.abc import Callable, Iterator
@@ -688,8 +689,8 @@ def resumable(key: str) -> bool:
 def plugin_modules(config: ml_collections.ConfigDict) -> tuple[str, ...]:
     """``config.imports`` and the module of each plug-in ``config`` chooses (its network,
     search policy and loss terms) that is not the library's own, each once: what a resumed
-    run or an ``az:`` agent must import. A plug-in defined in ``__main__`` (a script) cannot
-    be imported again and is left out."""
+    run or an ``az:`` agent must import. A plug-in defined where no import finds it again
+    (``__main__``, a config file loaded by path) is left out: register it in a module."""
     made = [
         networks.factory(config.network.get("kind", "resnet")),
         policies.get(config.search.policy).make,
@@ -698,7 +699,10 @@ def plugin_modules(config: ml_collections.ConfigDict) -> tuple[str, ...]:
     modules = list(config.get("imports", ()))
     for thing in made:
         module = getattr(thing, "__module__", None) or ""
-        if module.split(".")[0] not in ("alphazero_jax", "__main__", "") and module not in modules:
+        top = module.split(".")[0]
+        if top in ("alphazero_jax", "__main__", "") or module in modules:
+            continue
+        if importlib.machinery.PathFinder.find_spec(top) is not None:  # on sys.path
             modules.append(module)
     return tuple(modules)
 

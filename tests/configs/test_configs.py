@@ -313,3 +313,23 @@ def test_tdmcts_settings__go_through_a_table_of_their_own():
     config.episodes = 0
     with pytest.raises(settings.ConfigError, match=r"config\.episodes must be an int >= 1, got 0"):
         settings.check(config, table)
+
+
+def test_plugin_modules__records_the_importable_modules_of_a_run_s_plug_ins():
+    def make_from_file(game, *, width: int = 16):  # as if defined in a config file
+        return _TwoLayers(game.num_actions, width)
+
+    def make_from_module(game, *, width: int = 16):  # as if defined in an importable module
+        return _TwoLayers(game.num_actions, width)
+
+    make_from_file.__module__ = "a_config_file_loaded_by_path"
+    make_from_module.__module__ = "json"  # any module that an import finds
+    networks.register("test_from_file", make_from_file)
+    networks.register("test_from_module", make_from_module)
+    config = configs.get_config("tic_tac_toe", "smoke")
+    assert settings.plugin_modules(config) == ()  # the ResNet and PUCT: the library's
+    config.imports = ("my_plugins",)
+    settings.plug(config, "network", "test_from_file")
+    assert settings.plugin_modules(config) == ("my_plugins",)
+    settings.plug(config, "network", "test_from_module")
+    assert settings.plugin_modules(config) == ("my_plugins", "json")

@@ -179,16 +179,20 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
 
     window_start = config.replay.window_start
 
-    def update_step(learner_state, buffer, key_data, index, num_positions):
-        """The iteration's ``index``-th update, on a batch sampled with its own key."""
+    def window_of(num_positions):
+        return replay.growing_window(num_positions, window_start) if window_start else None
+
+    def update_step(learner_state, buffer, key_data, index, num_positions, merged=None):
+        """The iteration's ``index``-th update, on a batch sampled with its own key (and
+        with ``merged``, the targets averaged over duplicates, ``replay.merge_duplicates``)."""
         _, learn_key = _draw_key(key_data)
         batch = replay.sample(
             buffer,
             jax.random.fold_in(learn_key, index),
             batch_size=config.learner.batch_size,
             symmetries=symmetries,
-            window=replay.growing_window(num_positions, window_start) if window_start else None,
-            merge_duplicates=config.replay.merge_duplicates,
+            window=window_of(num_positions),
+            merged=merged,
         )
         return update(learner_state, jax.lax.with_sharding_constraint(batch, batch_sharding))
 
@@ -199,13 +203,17 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
 
     update_fn = jax.jit(update_step, donate_argnums=0)
     end_fn = jax.jit(end)
+    merge_fn = None
+    if config.replay.merge_duplicates:  # once an iteration: the memory is the same for all K
+        merge_fn = jax.jit(lambda buffer, n: replay.merge_duplicates(buffer, window_of(n)))
 
     def learn_half(state: TrainingState):
         """K updates, dispatched without waiting; the state's learner is consumed."""
         learner_state, metrics = state.learner, []
+        extra = () if merge_fn is None else (merge_fn(state.replay, state.num_positions),)
         for index in range(num_updates):
             learner_state, step_metrics = update_fn(
-                learner_state, state.replay, state.key, index, state.num_positions
+                learner_state, state.replay, state.key, index, state.num_positions, *extra
             )
             metrics.append(step_metrics)
         key, iteration, means = end_fn(state.key, state.iteration, metrics)

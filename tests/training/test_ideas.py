@@ -210,7 +210,9 @@ def _buffer_with_duplicates():
 
 def test_merge_duplicates__a_position_s_targets_are_averaged_over_its_copies():
     buffer = _buffer_with_duplicates()
-    batch = replay.sample(buffer, jax.random.key(0), batch_size=32, merge_duplicates=True)
+    merged = replay.merge_duplicates(buffer)
+    np.testing.assert_allclose(merged.value, [0.0, 0.5, 0.0, 0.0])  # slot 3: never drawn
+    batch = replay.sample(buffer, jax.random.key(0), batch_size=32, merged=merged)
     is_a = np.asarray(batch.observation[:, 0, 0, 0]) == 1
     assert is_a.any() and (~is_a).any()
     np.testing.assert_allclose(np.asarray(batch.value)[is_a], 0.0)
@@ -219,10 +221,11 @@ def test_merge_duplicates__a_position_s_targets_are_averaged_over_its_copies():
     np.testing.assert_allclose(np.asarray(batch.value)[~is_a], 0.5)
     np.testing.assert_allclose(np.asarray(batch.policy)[~is_a], [[0.0, 1.0]] * (~is_a).sum())
     # Within a window of the newest slot only (slot 2), A is its one copy there.
-    newest = replay.sample(
-        buffer, jax.random.key(0), batch_size=8, window=jnp.int32(1), merge_duplicates=True
-    )
-    np.testing.assert_allclose(np.asarray(newest.value), -1.0)
+    window = jnp.int32(1)
+    newest = replay.merge_duplicates(buffer, window)
+    np.testing.assert_allclose(newest.value, [1.0, 0.5, -1.0, 0.0])  # slot 2 alone drawable
+    batch = replay.sample(buffer, jax.random.key(0), batch_size=8, window=window, merged=newest)
+    np.testing.assert_allclose(np.asarray(batch.value), -1.0)
     # Off: each draw keeps its own slot's targets.
     plain = replay.sample(buffer, jax.random.key(0), batch_size=32)
     assert set(np.asarray(plain.value)[is_a].tolist()) == {1.0, -1.0}

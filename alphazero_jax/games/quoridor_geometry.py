@@ -11,7 +11,17 @@ set one square in the four directions with a few shifts and masks per round.
 Most walls need no fill (``reach_goals``): a wall can cut a pawn off only if it touches
 the edge or other walls at two of its three points and blocks an edge of one of the
 pawn's shortest paths, which two distance fields per pawn find. The few walls left are
-filled from both ends, starting from the squares the wall cannot have cut off.
+filled from both ends, starting from the squares the wall cannot have cut off; under
+``vmap`` those of the whole batch are filled together (``jax.custom_batching``), about one
+a position, rather than a position's worst case times the batch.
+
+Every fill is a loop of rounds of the same shape (``fill_loop``). On the CPU a
+``while_loop`` runs 4 rounds between tests of whether any fill still grows, so a batch
+stops at its longest fill. On an accelerator each fill runs its bound (a shortest path
+has at most ``size^2 - 1`` steps) in a ``fori_loop`` of 9 rounds an iteration: a fixed
+amount of work with no test to send back to the host between rounds, which on a GPU costs
+a round trip each (issue C24: an H100 ran the tested loops no faster than 2 CPU cores).
+Only the batch's fills in doubt past the first ``_fills_per_call`` wait on a test.
 
 Everything here is in one frame, heading up: the goal of the pawn ``own`` is the top row,
 that of ``other`` the bottom row (``Tables.goals``); the rules turn the board over for

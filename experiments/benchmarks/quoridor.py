@@ -57,6 +57,9 @@ _FILL_LOOP = flags.DEFINE_string(
     "of whether any fill grows) or 'fixed:R' (R rounds an iteration, a static number of "
     "iterations). Unset: the backend's default.",
 )
+_SHARE = flags.DEFINE_bool(
+    "share", True, "Also time the loop with a second legal-move computation a move."
+)
 _SELFPLAY = flags.DEFINE_string(
     "selfplay", None, "A preset (GAME:PRESET) whose self-play calls to time instead."
 )
@@ -65,7 +68,7 @@ _DEVICE_REPORT = flags.DEFINE_bool(
     "device_report", False, "Run the accelerator report (steps, agent, default iteration)."
 )
 _PART_SECONDS = flags.DEFINE_list(
-    "part_seconds", ["75", "75", "90"], "--device_report: each part's time limit, in seconds."
+    "part_seconds", ["70", "80", "90"], "--device_report: each part's time limit, in seconds."
 )
 
 
@@ -117,9 +120,11 @@ def run(
     rounds: int,
     moves: int,
     openspiel: bool = True,
+    share: bool = True,
 ):
-    """Prints and returns steps/s per size and batch, the path check's share and the peer
-    (OpenSpiel's ``random_sim_test`` and its bare loop, ``openspiel``)."""
+    """Prints and returns steps/s per size and batch, the path check's share (``share``)
+    and the peer (``openspiel``): OpenSpiel's ``random_sim_test``, timed once a size, and
+    its bare loop, timed in every round before ours (the ratio is the rounds' median)."""
     rows = []
     print(
         f"jax {jax.__version__} on {jax.devices()[0].device_kind}; {rounds} alternating "
@@ -127,50 +132,56 @@ def run(
         f"{quoridor_geometry.fill_loop(81)}",
         flush=True,
     )
+    nan = float("nan")
     for size in sizes:
         walls = {5: 3, 7: 6, 9: 10}[size]
         game = games.make(quoridor.NAME, size=size, walls=walls)
-        playouts, plies, bare = float("nan"), float("nan"), float("nan")
+        playouts, plies = nan, nan
         if openspiel:
             playouts, plies = _openspiel_playouts(size, walls, seconds=5.0)
-            bare = _openspiel_loop(size, walls, seconds=5.0)
             print(
                 f"quoridor {size}x{size} ({walls} walls): OpenSpiel C++ {playouts:,.0f} random "
                 f"playouts/s, {plies:.0f} plies each: {playouts * plies:,.0f} steps/s with "
-                f"random_sim_test's checks, {bare:,.0f} steps/s bare from Python",
+                "random_sim_test's checks",
                 flush=True,
             )
         base = (game.init, game.step, game.legal_action_mask, lambda s: s.terminal)
         for batch in batch_sizes:
             num_steps = min(max(32, moves // batch), MAX_SCAN_STEPS)
-            loops = {
-                "step": make_loop(*base, lambda s: np.float32(0), batch, num_steps),
-                "step+check": make_loop(*base, _legal_again, batch, num_steps),
-            }
+            loops = {"step": make_loop(*base, lambda s: np.float32(0), batch, num_steps)}
+            if share:
+                loops["step+check"] = make_loop(*base, _legal_again, batch, num_steps)
             for loop in loops.values():
                 time_loop(loop, 0)
             times = {k: [] for k in loops}
+            bare = []
             for r in range(rounds):
+                bare.append(_openspiel_loop(size, walls, seconds=2.0) if openspiel else nan)
                 for side, loop in loops.items():
                     times[side].append(time_loop(loop, r + 1))
             plain = statistics.median(times["step"])
-            share = statistics.median(
-                [(c - p) / p for p, c in zip(times["step"], times["step+check"])]
-            )
             rate = batch * num_steps / plain
             row = dict(
                 size=size,
                 batch=batch,
                 steps_per_s=rate,
-                path_check_share=share,
+                path_check_share=nan,
                 vs_openspiel=rate / (playouts * plies),
-                vs_openspiel_same_work=rate / bare,
+                openspiel_bare_steps_per_s=statistics.median(bare),
+                vs_openspiel_same_work=statistics.median(
+                    batch * num_steps / t / b for t, b in zip(times["step"], bare)
+                ),
             )
+            if share:
+                row["path_check_share"] = statistics.median(
+                    [(c - p) / p for p, c in zip(times["step"], times["step+check"])]
+                )
             rows.append(row)
             print(
                 f"  batch {batch:>5}: {rate:>12,.0f} steps/s ({row['vs_openspiel']:.1f}x "
-                f"random_sim_test, {row['vs_openspiel_same_work']:.1f}x the bare loop: same "
-                f"work), path check {share:.0%} of a step",
+                f"random_sim_test; same work: {row['vs_openspiel_same_work']:.2f}x OpenSpiel's "
+                f"bare loop, {row['openspiel_bare_steps_per_s']:,.0f} steps/s), path check "
+                f"{row['path_check_share']:.0%} of a step",
                 flush=True,
             )
     return rows
@@ -234,7 +245,7 @@ def device_report(limits: tuple[int, ...]) -> None:
     program = [sys.executable, "-m", "experiments.benchmarks.quoridor"]
     parts = [
         ("game steps", ["--sizes=9", "--batch_sizes=1024,4096,16384", "--rounds=3",
-                        "--moves=400000", "--noopenspiel"]),
+                        "--moves=400000", "--noopenspiel", "--noshare"]),
         ("quoridor:agent self-play", ["--selfplay=quoridor:agent", "--calls=4"]),
         ("quoridor:default, one iteration", ["--selfplay=quoridor:default", "--calls=2"]),
     ]  # fmt: skip
@@ -280,6 +291,7 @@ def main(argv: list[str]) -> None:
         rounds=_ROUNDS.value,
         moves=_MOVES.value,
         openspiel=_OPENSPIEL.value,
+        share=_SHARE.value,
     )
 
 

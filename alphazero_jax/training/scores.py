@@ -24,8 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import jax
 import jax.numpy as jnp
 
+from alphazero_jax.games import quoridor_geometry as geometry
+from alphazero_jax.games import quoridor_rules
 from alphazero_jax.types import Array, Game, State
 
 ScoreFn = Callable[[State], Array]  # a final state -> float32[], first player's view
@@ -84,12 +87,11 @@ def _in_a_row(game: Game) -> ScoreFn:
 
 def _othello(game: Game) -> ScoreFn:
     """Othello's: the first player's discs minus the second's, over the cells."""
-    from alphazero_jax.games import othello_rules
-
     height, width = game.observation_shape[:2]
 
     def score(state: State) -> Array:
-        discs = othello_rules._count(state.board).astype(jnp.float32)  # [2]
+        # state.board: uint32[2, W], each player's discs as bitboard words.
+        discs = jnp.sum(jax.lax.population_count(state.board), axis=-1).astype(jnp.float32)
         return (discs[0] - discs[1]) / (height * width)
 
     return score
@@ -97,9 +99,6 @@ def _othello(game: Game) -> ScoreFn:
 
 def _quoridor(game: Game) -> ScoreFn:
     """Quoridor's: the second player's shortest path minus the first's, over the squares."""
-    from alphazero_jax.games import quoridor_geometry as geometry
-    from alphazero_jax.games import quoridor_rules
-
     size = game.observation_shape[0]
 
     def score(state: State) -> Array:

@@ -363,8 +363,10 @@ def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
     are also the shapes of its checkpoints)."""
     if not os.path.exists(os.path.join(workdir, runs.CONFIG_FILE)):
         return
-    previous = settings.complete(runs.read_config(workdir)).to_dict()
-    now = json.loads(json.dumps(config.to_dict()))  # tuples as lists, as config.json has them
+    # Both as config.json has them (tuples as lists): a key added since the run was written
+    # gets its default from complete, a tuple, where the config has a list.
+    previous = json.loads(json.dumps(settings.complete(runs.read_config(workdir)).to_dict()))
+    now = json.loads(json.dumps(config.to_dict()))
     constant = config.learner.schedule == "constant" == previous["learner"].get("schedule")
     for key, setting in settings.config_leaves(config):
         before = _at(previous, key)

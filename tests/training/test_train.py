@@ -410,3 +410,22 @@ def test_train_entry_point__a_run_with_no_readable_checkpoint_is_one_line_and_st
     assert f"{workdir}/checkpoints/1 cannot be read" in errors[0]
     assert "another --workdir" in errors[0]
     assert sorted(p for p in (workdir / "checkpoints").rglob("*") if p.is_file()) == damaged
+
+
+def test_check_workdir__a_run_written_before_keys_were_added_may_resume(tmp_path):
+    """A run's config.json without the keys added since (tuples among their defaults, which
+    JSON writes as lists) is the same run as its completed config."""
+    config = settings.complete(_smoke())
+    written = json.loads(json.dumps(config.to_dict()))
+    for key, setting in settings.leaves():
+        if setting.added_later:
+            *sections, name = key.split(".")
+            node = written
+            for section in sections:
+                node = node[section]
+            del node[name]
+    (tmp_path / "config.json").write_text(json.dumps(written))
+    train._check_workdir(str(tmp_path), config)  # no ConfigError
+    config.search.num_simulations += 1
+    with pytest.raises(ValueError, match=r"trained with search\.num_simulations=4"):
+        train._check_workdir(str(tmp_path), config)

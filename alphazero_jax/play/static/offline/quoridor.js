@@ -57,27 +57,53 @@ export function quoridor({ size = 9, walls = 10, distance_planes: distancePlanes
   // Every square's fewest steps to `goalRow` (pawns ignored), FAR where there is no path.
   function distanceField(wallsH, wallsV, goalRow) {
     const field = new Array(size * size).fill(FAR);
-    let frontier = [];
+    const queue = new Int32Array(size * size);
+    let tail = 0;
     for (let c = 0; c < size; c++) {
       field[goalRow * size + c] = 0;
-      frontier.push([goalRow, c]);
+      queue[tail++] = goalRow * size + c;
     }
-    for (let distance = 1; frontier.length; distance++) {
-      const next = [];
-      for (const square of frontier) {
-        for (let d = 0; d < 4; d++) {
-          if (!canGo(wallsH, wallsV, square, d)) continue;
-          const r = square[0] + OFFSETS[d][0];
-          const c = square[1] + OFFSETS[d][1];
-          if (field[r * size + c] === FAR) {
-            field[r * size + c] = distance;
-            next.push([r, c]);
-          }
+    for (let head = 0; head < tail; head++) {
+      const square = queue[head];
+      const at = [Math.floor(square / size), square % size];
+      for (let d = 0; d < 4; d++) {
+        if (!canGo(wallsH, wallsV, at, d)) continue;
+        const next = square + OFFSETS[d][0] * size + OFFSETS[d][1];
+        if (field[next] === FAR) {
+          field[next] = field[square] + 1;
+          queue[tail++] = next;
         }
       }
-      frontier = next;
     }
     return field;
+  }
+
+  // The grooves of the walls that would block a step of one shortest path from `pawn` to
+  // `goalRow` (bool[2 * grooves]), or null when there is no path. A wall that blocks none of
+  // them leaves that path open, so only these need the path check.
+  function pathGrooves(wallsH, wallsV, pawn, goalRow) {
+    const field = distanceField(wallsH, wallsV, goalRow);
+    if (field[pawn[0] * size + pawn[1]] === FAR) return null;
+    const used = new Uint8Array(2 * grooves);
+    const mark = (kind, r, c) => {
+      if (r >= 0 && r < n && c >= 0 && c < n) used[kind * grooves + r * n + c] = 1;
+    };
+    let [row, col] = pawn;
+    while (row !== goalRow) {
+      const here = field[row * size + col];
+      const d = [0, 1, 2, 3].find(
+        (k) =>
+          canGo(wallsH, wallsV, [row, col], k) &&
+          field[(row + OFFSETS[k][0]) * size + col + OFFSETS[k][1]] === here - 1,
+      );
+      const top = Math.min(row, row + OFFSETS[d][0]);
+      const left = Math.min(col, col + OFFSETS[d][1]);
+      if (d % 2 === 0) mark(0, top, col), mark(0, top, col - 1); // a step N or S
+      else mark(1, row, left), mark(1, row - 1, left); // a step E or W
+      row += OFFSETS[d][0];
+      col += OFFSETS[d][1];
+    }
+    return used;
   }
 
   function reaches(wallsH, wallsV, pawn, goalRow) {
@@ -108,12 +134,16 @@ export function quoridor({ size = 9, walls = 10, distance_planes: distancePlanes
       }
     }
     if (wallsInHand > 0) {
+      const ownPath = pathGrooves(wallsH, wallsV, own, 0);
+      const otherPath = pathGrooves(wallsH, wallsV, other, size - 1);
       for (let g = 0; g < 2 * grooves; g++) {
         if (!freeGroove(wallsH, wallsV, g)) continue;
         const h = g < grooves ? wallsH.slice() : wallsH;
         const v = g < grooves ? wallsV : wallsV.slice();
         (g < grooves ? h : v)[g % grooves] = true;
-        legal[NUM_PAWN_ACTIONS + g] = reaches(h, v, own, 0) && reaches(h, v, other, size - 1);
+        const ownOpen = ownPath && (!ownPath[g] || reaches(h, v, own, 0));
+        const otherOpen = otherPath && (!otherPath[g] || reaches(h, v, other, size - 1));
+        legal[NUM_PAWN_ACTIONS + g] = Boolean(ownOpen && otherOpen);
       }
     }
     return legal;

@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
+import jax
+
 from alphazero_jax import agents
 from alphazero_jax.play.batching import Batcher
 from alphazero_jax.play.compiler import Compiler
@@ -76,6 +78,18 @@ class NewAgentTurns:
                 await asyncio.sleep(wait)
             finally:
                 self.waiting -= 1
+
+
+def _built_agent(game: Game, spec: str) -> tuple[Any, Programs]:
+    """The agent of ``spec`` and its games' ``Programs``, their moves compiled (a step and
+    a position's facts, from the start): on a thread of its own, so that a new game at
+    settings no game has played compiles nothing on the event loop."""
+    agent = agents.from_spec(game, spec)
+    programs = make_programs(game, agent)
+    start = game.init(jax.random.key(0))
+    programs.facts(start)
+    programs.step(start, 0)
+    return agent, programs
 
 
 class AgentPool:
@@ -143,14 +157,14 @@ class AgentPool:
         takes a moment) and holds it."""
         self._make_room(playing)
         game, spec = key
-        agent = await asyncio.to_thread(agents.from_spec, game, spec)
+        agent, programs = await asyncio.to_thread(_built_agent, game, spec)
         label = self.label_fn(game, spec)
         batcher = Batcher(
             agent, sizes=self.sizes, wait=self.wait, compiler=self.compiler, label=label
         )
         self._make_room(playing)  # others may have come in meanwhile
         self.batchers[key] = batcher
-        self.programs[key] = make_programs(game, agent)
+        self.programs[key] = programs
         return batcher
 
     def _built(self, key: tuple[Game, str], done: asyncio.Future) -> None:

@@ -169,8 +169,8 @@ async def new_session(
 ) -> contract.SessionView:
     """A new game: {game, settings, agent, simulations, human, moves}."""
     server.check_room()  # before anything is built
-    try:
-        game = games.make(body.game, **body.settings)
+    try:  # a new board's tables are built on a thread: the event loop goes on
+        game = await asyncio.to_thread(games.make, body.game, **body.settings)
     except ValueError as error:
         raise BadRequest(str(error)) from error
     settings = dict(game.settings)

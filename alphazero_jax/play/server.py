@@ -106,10 +106,21 @@ class Server:
                     retry_after=retry,
                 )
             await self.turns.turn(client)
+        getting = asyncio.ensure_future(
+            self.pool.get(game, spec, in_use=[entry.batcher for entry in self.sessions.values()])
+        )
+        getting.add_done_callback(_settled)  # its error is the request's, or no one's
+        held = (game, spec) in self.pool.batchers  # returned at once: no wait to bound
         try:
-            return await self.pool.get(
-                game, spec, in_use=[entry.batcher for entry in self.sessions.values()]
-            )
+            wait = None if held else self.config.compile_wait
+            return await asyncio.wait_for(asyncio.shield(getting), wait)
+        except TimeoutError:
+            retry = max(1, round(self.config.compile_wait))
+            raise TryLater(
+                f"The agent is being built (a network loaded, its moves compiled): it takes "
+                f"seconds, once. Try again in {retry} s.",
+                retry_after=retry,
+            ) from None
         except ValueError as error:
             raise BadRequest(f"agent: {error}") from error
 
@@ -188,6 +199,13 @@ class Server:
         self.closed = True
         await self.pool.close()
         self.verdicts.close()
+
+
+def _settled(future: asyncio.Future) -> None:
+    """Retrieves a finished future's error, so that asyncio does not report it: the request
+    that awaited it has it, or went away (a 429) and asks again."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _start_shapes(game: Game) -> Callable[[], Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pathlib
 import re
+import time
 
 import numpy as np
 import pytest
@@ -265,18 +266,23 @@ def test_a_move_list_in_the_notation_but_not_legal_is_a_409(client):
     assert client.app.state.server.sessions == {}
 
 
-def test_a_search_not_compiled_in_time_is_a_429_with_retry_after_and_changes_nothing():
-    # With no wait at all, an agent whose search is not compiled yet is refused with a
-    # retry hint before the session is held; its compile goes on, and the same request
-    # asked again once it is done plays.
+def test_an_agent_not_built_or_compiled_in_time_is_a_429_with_retry_after_and_changes_nothing():
+    # With no wait at all, a new agent is refused with a retry hint while it is built, and
+    # again while its search compiles, before any session is held; both go on, and the
+    # same request asked again once they are done plays.
     app = create_app(ServerConfig(batch_sizes=(1,), compile_wait=0.0))
     body = {"game": "tic_tac_toe", "agent": "random", "human": "second"}
     with TestClient(app) as client:
-        refused = client.post("/api/sessions", json=body)
-        assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
-        assert "compiling" in refused.json()["error"]
-        assert client.app.state.server.sessions == {}
-        (batcher,) = client.app.state.server.pool.batchers.values()
+        server = client.app.state.server
+        built = client.post("/api/sessions", json=body)
+        assert built.status_code == 429 and built.headers["retry-after"] == "1"
+        assert "being built" in built.json()["error"] and server.sessions == {}
+        while not server.pool.batchers:  # the build the refusal left running
+            time.sleep(0.05)
+        compiling = client.post("/api/sessions", json=body)
+        assert compiling.status_code == 429 and compiling.headers["retry-after"] == "1"
+        assert "compiling" in compiling.json()["error"] and server.sessions == {}
+        (batcher,) = server.pool.batchers.values()
         for future in list(batcher._compiling.values()):
             future.result()  # the compile the refusal started
         view = new(client, human="second")

@@ -10,13 +10,14 @@ and Tanh on the value. Its input is JAX's ``float32[B, H, W, C]`` observations (
 last, transposed to channels first inside the graph); its outputs are ``logits`` float32[B, A]
 and ``value`` float32[B].
 
-Only the built-in ResNet exports: another network kind is refused with one line naming what
-the writer needs and did not find.
+Only the built-in ResNet exports (``config.network.kind`` ``"resnet"``): another network kind
+is refused with one line naming what the writer needs and did not find. The graph computes
+in float32 whatever the ResNet's ``compute_dtype``, and leaves out its auxiliary heads
+(``reply_head``, ``score_head``), which only training's loss terms read.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 
 import numpy as np
@@ -28,8 +29,7 @@ IR_VERSION = 8  # the oldest IR of opset 17: every runtime of the last years rea
 INPUT, LOGITS, VALUE = "observations", "logits", "value"
 _EPSILON = 1e-5  # networks._BATCH_NORM_EPSILON
 _LEAKY_SLOPE = 0.01  # flax.linen.leaky_relu's default
-RESNET_SETTINGS = ("activation", "blocks", "channels", "normalization", "value_hidden")
-_KIND_KEYS = ("kind", "name", "network")  # where a registry may record a network's kind
+_KIND_KEY = "kind"  # config.network.kind: a registered network (networks.register)
 
 
 def check_exportable(network_settings: Mapping, variables: Mapping) -> None:
@@ -37,13 +37,13 @@ def check_exportable(network_settings: Mapping, variables: Mapping) -> None:
     ``config.network``) and ``variables`` are the built-in ResNet's, which is all
     ``resnet_to_onnx`` can write."""
     settings = {**_resnet_defaults(), **network_settings}
-    kind = next((settings[k] for k in _KIND_KEYS if k in settings), "resnet")
+    kind = settings.pop(_KIND_KEY, networks.DEFAULT_KIND)
     if kind != "resnet":
         raise ValueError(
             f"ONNX export writes only the built-in ResNet; network kind {kind!r} has no "
             "ONNX writer (add one beside alphazero_jax/play/onnx_network.py to export it)."
         )
-    unknown = sorted(set(settings) - set(RESNET_SETTINGS) - set(_KIND_KEYS))
+    unknown = sorted(set(settings) - set(_resnet_defaults()))
     missing = [name for name in _expected_layers(settings) if name not in variables["params"]]
     problems = [f"settings it does not know ({', '.join(unknown)})"] if unknown else []
     problems += [f"no layers {', '.join(missing)}"] if missing else []
@@ -132,9 +132,9 @@ def resnet_to_onnx(
 
 
 def _resnet_defaults() -> dict:
-    """``make_network``'s defaults of the settings a config may leave out."""
-    parameters = inspect.signature(networks.make_network).parameters
-    return {name: parameters[name].default for name in RESNET_SETTINGS}
+    """The ResNet's settings with their defaults (``networks.settings_of``), for those a
+    config leaves out."""
+    return networks.settings_of("resnet")
 
 
 def _numpy(tree: Mapping) -> dict:

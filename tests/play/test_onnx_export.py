@@ -61,11 +61,18 @@ def test_onnx_network__agrees_with_jax_on_random_observations(key):
     np.testing.assert_allclose(value, expected.value, rtol=0, atol=1e-5)
 
 
-@pytest.mark.parametrize("settings", [{"activation": "leaky_relu"}, {"normalization": "none"}])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"activation": "leaky_relu"},
+        {"normalization": "none"},
+        {"kind": "resnet", "reply_head": True, "score_head": True},  # heads left out
+    ],
+)
 def test_onnx_network__agrees_with_jax_for_the_other_settings(settings):
     game = games.make("tic_tac_toe")
     network = {"channels": 8, "blocks": 1, "value_hidden": 8, **settings}
-    apply_fn, variables = networks.make_network(game, **network, key=jax.random.key(3))
+    apply_fn, variables = networks.make(game, **network, key=jax.random.key(3))
     model = onnx_network.resnet_to_onnx(
         variables, network, observation_shape=(3, 3, 2), num_actions=9
     )
@@ -122,3 +129,27 @@ def test_export_web_program__writes_a_bundle_per_agent(tmp_path):
     assert [a["key"] for a in listed] == ["tic_tac_toe-rows3-cols3-connect3"]
     onnx_bytes = (tmp_path / "tic_tac_toe-rows3-cols3-connect3.onnx").stat().st_size
     assert listed[0]["onnx_bytes"] == onnx_bytes > 4 * 20_000  # ~38k float32 weights
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ([], "error: --out=<folder> is required."),
+        (
+            ["--out={tmp}", "--page", "--onnxruntime_web={tmp}/none"],
+            "ONNX Runtime Web's built files",
+        ),
+        (["--out={tmp}", "--agents={tmp}/nothing"], "is no training run"),
+    ],
+)
+def test_export_web_program__fails_in_one_line(tmp_path, arguments, expected):
+    done = subprocess.run(
+        [sys.executable, "-m", "alphazero_jax.cli.export_web"]
+        + [a.format(tmp=tmp_path) for a in arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], lines

@@ -367,7 +367,29 @@ def _reach_goals_vmappable(size: int):
 
 def _reach_goals_batch(size: int, own, other, walls_h, walls_v, needed) -> Array:
     """bool[N, 2 * grooves, 2]: ``reach_goals`` for N positions (every argument with a
-    leading axis N)."""
+    leading axis N). Where the fills are tested (the CPU), only the positions that need
+    the check are worked on, a quarter of the batch at a time (in random games at 9x9 one
+    mover in ten has walls in hand); elsewhere all at once, with no test."""
+    num = own.shape[0]
+    if not fill_loop(size * size)[1]:
+        return _reach_goals_all(size, own, other, walls_h, walls_v, needed)
+    width = max(1, num // 4)
+
+    def some(carry):
+        left, reach = carry
+        (at,) = jnp.nonzero(left, size=width, fill_value=num)
+        real = at < num
+        part = (x[jnp.minimum(at, num - 1)] for x in (own, other, walls_h, walls_v))
+        found = _reach_goals_all(size, *part, real)
+        done = jnp.where(real, at, num)
+        return left.at[done].set(False, mode="drop"), reach.at[done].set(found, mode="drop")
+
+    reach = jnp.ones((num, 2 * tables(size).grooves, 2), bool)
+    return jax.lax.while_loop(lambda c: jnp.any(c[0]), some, (needed, reach))[1]
+
+
+def _reach_goals_all(size: int, own, other, walls_h, walls_v, needed) -> Array:
+    """``_reach_goals_batch`` worked out for every one of the N positions."""
     board = tables(size)
     num, grooves = own.shape[0], 2 * board.grooves
     east, south = open_edges(size, walls_h, walls_v)  # [N, size], [N, size - 1]

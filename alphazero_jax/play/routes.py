@@ -44,7 +44,8 @@ from alphazero_jax.play.body_limit import BodyLimit
 from alphazero_jax.play.catalogue import BadRequest, new_session_model, served_spec
 from alphazero_jax.play.server import Entry, Server
 from alphazero_jax.play.server_config import ServerConfig
-from alphazero_jax.play.session import AgentMove, IllegalMove, MoveError, PlaySession
+from alphazero_jax.play.session import AgentMove, IllegalMove, MoveError, PlaySession, Programs
+from alphazero_jax.types import Agent, Game
 
 STATIC = pathlib.Path(__file__).parent / "static"
 
@@ -169,6 +170,7 @@ async def new_session(
 ) -> contract.SessionView:
     """A new game: {game, settings, agent, simulations, human, moves}."""
     server.check_room()  # before anything is built
+    since = time.monotonic()  # what the request waits for is bounded from here
     try:  # a new board's tables are built on a thread: the event loop goes on
         game = await asyncio.to_thread(games.make, body.game, **body.settings)
     except ValueError as error:
@@ -178,12 +180,11 @@ async def new_session(
         server.config, body.agent, body.simulations, game=game.name, settings=settings
     )
     client = None if request.client is None else request.client.host
-    batcher = await server.batcher(game, spec, client=client)
+    batcher = await server.batcher(game, spec, client=client, since=since)
     programs = server.pool.programs[game, spec]  # held with the batcher: no compile
-    session = PlaySession(game, batcher.agent, human=body.human, programs=programs)
-    _start_from(session, body.moves)
+    session = await asyncio.to_thread(_started, game, batcher.agent, body, programs)
     if body.human != "none" and not session.human_to_move and not session.over:
-        await server.compiled(batcher, session.state)  # the agent opens: before it is held
+        await server.compiled(batcher, session.state, since=since)  # the agent opens
     server.check_room()  # others may have come in while the agent was built
     session_id = secrets.token_urlsafe(12)
     entry = Entry(session, batcher, asyncio.Lock(), time.monotonic())
@@ -193,14 +194,20 @@ async def new_session(
         return view(session_id, entry, reply)
 
 
-def _start_from(session: PlaySession, moves: str) -> None:
-    """Plays ``moves`` from the start: IllegalMove (409) for a list written in the game's
-    notation that is not legal, BadRequest (422) for any other refused text."""
+def _started(
+    game: Game, agent: Agent, body: contract.NewSession, programs: Programs
+) -> PlaySession:
+    """The new game, its ``moves`` played (on a thread: a long list is many device calls):
+    IllegalMove (409) for a list written in the game's notation that is not legal,
+    BadRequest (422) for any other refused text."""
+    session = PlaySession(game, agent, human=body.human, programs=programs)
+    moves = body.moves
     try:
         session.set_moves(moves)
     except MoveError as error:
         written = game_record.matches(games.record(session.game.name).moves_pattern(), moves)
         raise (IllegalMove if written else BadRequest)(f"moves: {error}") from error
+    return session
 
 
 @sessions.get("/{session_id}", responses=contract.refusals(UNKNOWN))

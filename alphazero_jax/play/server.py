@@ -89,13 +89,23 @@ class Server:
         self.warm = not config.warm_up  # True once the warm-up compiled everything
         self.closed = False
 
-    async def batcher(self, game: Game, spec: str, *, client: str | None = None) -> Batcher:
+    def left(self, since: float | None) -> float | None:
+        """The seconds left of the config's ``compile_wait`` for a request that started
+        waiting at ``since`` (``time.monotonic``; None: now); None: no bound."""
+        wait = self.config.compile_wait
+        if wait is None:
+            return None
+        return max(0.0, wait - (0.0 if since is None else time.monotonic() - since))
+
+    async def batcher(
+        self, game: Game, spec: str, *, client: str | None = None, since: float | None = None
+    ) -> Batcher:
         """The agent's ``Batcher``; BadRequest for a spec the game refuses, PoolFull when
         every agent the server may hold is in play. A new agent asked for by ``client``
-        comes in its turn (``NewAgentTurns``), or TryLater when that is further away than
-        the config's ``compile_wait``."""
+        comes in its turn (``NewAgentTurns``). TryLater when its turn, or its build, is
+        further away than what is ``left(since)`` of the config's ``compile_wait``."""
         if client is not None and self.turns is not None and not self.pool.holds(game, spec):
-            ahead, most = self.turns.due_in(client), self.config.compile_wait
+            ahead, most = self.turns.due_in(client), self.left(since)
             if most is not None and ahead > most:
                 retry = math.ceil(ahead)
                 raise TryLater(
@@ -112,10 +122,10 @@ class Server:
         getting.add_done_callback(_settled)  # its error is the request's, or no one's
         held = (game, spec) in self.pool.batchers  # returned at once: no wait to bound
         try:
-            wait = None if held else self.config.compile_wait
+            wait = None if held else self.left(since)
             return await asyncio.wait_for(asyncio.shield(getting), wait)
         except TimeoutError:
-            retry = max(1, round(self.config.compile_wait))
+            retry = max(1, round(self.config.compile_wait))  # not None: a wait ran out
             raise TryLater(
                 f"The agent is being built (a network loaded, its moves compiled): it takes "
                 f"seconds, once. Try again in {retry} s.",
@@ -124,19 +134,20 @@ class Server:
         except ValueError as error:
             raise BadRequest(f"agent: {error}") from error
 
-    async def compiled(self, batcher: Batcher, state: Any) -> None:
+    async def compiled(self, batcher: Batcher, state: Any, *, since: float | None = None) -> None:
         """Returns once ``batcher``'s search of positions like ``state`` is compiled (a batch
         of one at least), starting the compile if it has not started; TryLater when it is
-        not done within the config's ``compile_wait`` (the compile goes on). A compile
+        not done within what is ``left(since)`` of the config's ``compile_wait`` (the
+        compile goes on). A compile
         that fails returns: the search that follows reports it."""
-        wait = self.config.compile_wait
+        wait = self.left(since)
         if batcher.ready or wait is None:
             return
         compile_one = asyncio.wrap_future(batcher.compile(batcher.sizes[0], state, urgent=True))
         try:
             await asyncio.wait_for(asyncio.shield(compile_one), wait)
         except TimeoutError:
-            retry = max(1, round(wait))
+            retry = max(1, round(self.config.compile_wait))
             raise TryLater(
                 f"The agent's search is compiling (a strength or settings no game here played "
                 f"yet): it takes seconds, once. Try again in {retry} s.",

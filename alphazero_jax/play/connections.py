@@ -1,6 +1,6 @@
 """How the play server bounds a connection before its app sees a request: uvicorn's options.
 
-A request reaches the app (and ``routes._BodyLimit``'s ``body_seconds``) once its headers
+A request reaches the app (and ``body_limit.BodyLimit``'s ``body_seconds``) once its headers
 have arrived. Until then only uvicorn holds the connection, and none of its options bounds
 how long the headers take: ``timeout_keep_alive`` closes an idle connection between
 requests, but the first byte of a request cancels it; ``h11_max_incomplete_event_size``

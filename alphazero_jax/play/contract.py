@@ -221,7 +221,7 @@ class Stats(BaseModel):
 # -- refusals ------------------------------------------------------------------------------
 
 # Every route: the time limits of a request (``connections.py``: its headers; and
-# ``routes._BodyLimit``: its body) and the body's size come before any route.
+# ``body_limit.BodyLimit``: its body) and the body's size come before any route.
 BODY_LIMITS = {
     408: "The request's headers or body did not arrive within the server's header_seconds "
     "or body_seconds.",

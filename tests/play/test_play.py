@@ -350,3 +350,13 @@ def test_pretrained__every_shipped_agent_loads_and_plays_its_game():
         states = jax.vmap(game.init)(jax.random.split(jax.random.key(0), 2))
         moves = np.asarray(jax.jit(agent.act_fn)(agent.params, jax.random.key(0), states))
         assert np.asarray(jax.vmap(game.legal_action_mask)(states))[np.arange(2), moves].all()
+
+
+def test_the_play_programs_help_names_each_games_notation_from_its_record():
+    command = [sys.executable, "-m", "alphazero_jax.cli.play", "--help"]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    shown = " ".join(done.stdout.split())  # absl wraps the help (and exits with 1)
+    assert "--game:" in shown, done.stderr
+    for name in games.available():
+        assert f"{name} (moves: {games.record(name).notation})" in shown

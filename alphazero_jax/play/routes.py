@@ -3,7 +3,7 @@
 ``alphazero-serve`` runs it with uvicorn (``uvicorn_options``). The page (``static/``:
 plain HTML, CSS and JavaScript, one small drawing module per game and a generic grid for
 any other) uses nothing but the API. The routes are the handlers of ``ROUTERS`` below,
-each summed up by its docstring's first line; ``route_table(app)`` lists them (method,
+each summed up by its docstring's first line; ``openapi.route_table(app)`` lists them (method,
 path, summary), and ``/api/openapi.json`` describes every body and refusal
 (``contract.py``). Handlers reach the app's ``Server`` through a dependency
 (``ServerDep``).
@@ -27,11 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import pathlib
 import secrets
 import time
-from collections.abc import Callable
 from typing import Annotated, Any
 
 import fastapi
@@ -39,7 +37,7 @@ from fastapi import staticfiles
 
 from alphazero_jax import games
 from alphazero_jax.games import records as game_record
-from alphazero_jax.play import connections, contract, refusals
+from alphazero_jax.play import connections, contract, openapi, refusals
 from alphazero_jax.play.body_limit import BodyLimit
 from alphazero_jax.play.catalogue import BadRequest, new_session_model, served_spec
 from alphazero_jax.play.server import Entry, Server
@@ -311,7 +309,7 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
         openapi_url="/api/openapi.json",
     )
     app.state.server = Server(config)
-    app.openapi = openapi_of(app, new_session_model(config).model_json_schema())
+    app.openapi = openapi.openapi_of(app, new_session_model(config).model_json_schema())
     for kind, handler in refusals.HANDLERS.items():
         app.add_exception_handler(kind, handler)
     for router in ROUTERS:
@@ -319,44 +317,6 @@ def create_app(config: ServerConfig | None = None) -> fastapi.FastAPI:
     app.mount("/", staticfiles.StaticFiles(directory=STATIC, html=True), name="page")
     app.add_middleware(BodyLimit, limit=config.max_body_bytes, seconds=config.body_seconds)
     return app
-
-
-def openapi_of(app: fastapi.FastAPI, new_session: dict[str, Any]) -> Callable[[], dict]:
-    """``app.openapi`` with this server's schema of a new game's body (``new_session``:
-    its games, agents and bounds), the move patterns of every game (``contract.move_schema``)
-    and the ``Retry-After`` of a 429, without FastAPI's own 422 answers
-    (``HTTPValidationError``): this API's refusals are all ``ErrorBody``."""
-    generate = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            schema = generate()
-            for operations in schema["paths"].values():
-                for operation in operations.values():
-                    answers = operation["responses"]
-                    if "HTTPValidationError" in json.dumps(answers.get("422", {})):
-                        del answers["422"]
-                    if "429" in answers:
-                        answers["429"]["headers"] = {"Retry-After": contract.RETRY_AFTER}
-            components = schema["components"]["schemas"]
-            for name in ("HTTPValidationError", "ValidationError"):
-                components.pop(name, None)
-            components["NewSession"] = new_session
-            components["Move"]["properties"]["move"] = contract.move_schema()
-            app.openapi_schema = schema
-        return app.openapi_schema
-
-    return openapi
-
-
-def route_table(app: fastapi.FastAPI) -> list[tuple[str, str, str]]:
-    """``(method, path, summary)`` of each route of the API, in the order they are added,
-    as its OpenAPI document lists them (the docs' route tables are tested against it)."""
-    return [
-        (method.upper(), path, operation["description"].split("\n\n")[0].replace("\n", " "))
-        for path, operations in app.openapi()["paths"].items()
-        for method, operation in operations.items()
-    ]
 
 
 def uvicorn_options(app: fastapi.FastAPI) -> dict[str, Any]:

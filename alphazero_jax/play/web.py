@@ -9,8 +9,8 @@ The server is modules with one job each; import what you use from the one that o
 - ``verdicts``: the Connect Four solver's verdicts, on a thread of their own;
 - ``server``: the sessions and agents it holds (``Server``, ``Entry``);
 - ``refusals``: each refusal's status and answer (``STATUS``, ``status_of``);
-- ``routes``: the ASGI app and its routes (``create_app``, ``route_table``,
-  ``uvicorn_options``).
+- ``routes``: the ASGI app and its routes (``create_app``, ``uvicorn_options``);
+- ``openapi``: its OpenAPI document and the route list read from it (``route_table``).
 
 This module keeps only the three names that start a server.
 """

@@ -16,8 +16,9 @@ from alphazero_jax import games
 from alphazero_jax.play import session as play_session
 from alphazero_jax.play.agent_pool import PoolFull
 from alphazero_jax.play.catalogue import BadRequest
+from alphazero_jax.play.openapi import route_table
 from alphazero_jax.play.refusals import status_of
-from alphazero_jax.play.routes import create_app, route_table
+from alphazero_jax.play.routes import create_app
 from alphazero_jax.play.server import ServerFull, TryLater, UnknownSession
 from alphazero_jax.play.server_config import ServerConfig
 from alphazero_jax.play.verdicts import NoVerdicts

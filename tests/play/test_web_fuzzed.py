@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from alphazero_jax import games
 from alphazero_jax.agents import registry
-from alphazero_jax.play.routes import create_app, route_table
+from alphazero_jax.play.openapi import route_table
+from alphazero_jax.play.routes import create_app
 from alphazero_jax.play.server_config import ServerConfig
 
 with warnings.catch_warnings():  # newer Starlette prefers httpx2 to httpx; both work

@@ -1,12 +1,12 @@
-"""A search rule of one's own: forced playouts and policy target pruning (Wu, 2019), on
-``mctx.search``, registered as the search policy ``"forced_playouts"``.
+"""A search rule of one's own, registered as the search policy ``"forced_playouts"``: forced
+playouts and policy target pruning (Wu, 2019) on ``mctx.search``, with a switch of its own.
 
-At the root, a child whose visits are below ``sqrt(k * P(c) * N)`` (``N`` the root's
-visits so far, ``P`` the noisy prior) is searched next, so that the root noise's picks get
-some playouts; elsewhere the search is AlphaZero's PUCT. The forced playouts would teach
-the policy to play moves the search found bad, so the policy target prunes them: each child
-but the most visited one loses up to its forced playouts, as long as its PUCT score stays
-below the best child's, and a child left with a single visit is dropped.
+The package ships the rule as the policy ``puct_forced``
+(``alphazero_jax.search.forced_playouts``); this module assembles a policy from the same
+parts, as a variant would: the root noise and ``mctx.search`` are written out, the forced
+child (``forced_child``) and the pruned target (``pruned_target``) are the package's, and
+``prune=False`` keeps the raw visit counts as the policy target, to measure what the
+pruning buys.
 """
 
 import functools
@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import mctx
 
 from alphazero_jax import search
+from alphazero_jax.search.forced_playouts import forced_child, pruned_target
 
 
 def make_forced_playouts(
@@ -30,9 +31,11 @@ def make_forced_playouts(
     dirichlet_alpha: float = 0.3,
     dirichlet_fraction: float = 0.25,
     forced_k: float = 2.0,
+    prune: bool = True,
 ):
     """``search(variables, key, states) -> mctx.PolicyOutput`` with forced playouts at the
-    root and the pruned visit counts as ``action_weights`` (the policy target)."""
+    root and, if ``prune``, the pruned visit counts as ``action_weights`` (the policy
+    target), else the visit counts."""
     root_fn = search.make_root_fn(game, apply_fn, heuristic_weight=heuristic_weight)
     recurrent_fn = search.make_recurrent_fn(
         game, apply_fn, discount=discount, heuristic_weight=heuristic_weight
@@ -45,31 +48,26 @@ def make_forced_playouts(
     )
 
     def root_action(key, tree, node_index):  # one position's tree (mctx vmaps it)
-        visits = tree.children_visits[node_index]
         prior = jax.nn.softmax(tree.children_prior_logits[node_index])
-        forced = jnp.sqrt(forced_k * prior * visits.sum())
-        lacking = (visits < forced) & ~tree.root_invalid_actions
-        most_lacking = jnp.argmax(jnp.where(lacking, forced - visits, -jnp.inf))
-        return jnp.where(lacking.any(), most_lacking, puct(key, tree, node_index, 0))
+        valid = ~tree.root_invalid_actions
+        visits = tree.children_visits[node_index]
+        lacking, child = forced_child(visits, prior, valid, forced_k=forced_k)
+        return jnp.where(lacking, child, puct(key, tree, node_index, 0))
 
-    def pruned_weights(tree):  # float32[B, A]: Wu's policy target pruning
+    def target(tree):  # float32[B, A]: the policy target
         root = mctx.Tree.ROOT_INDEX
-        visits = tree.children_visits[:, root].astype(jnp.float32)
-        prior = jax.nn.softmax(tree.children_prior_logits[:, root])
-        total = tree.node_visits[:, root, None].astype(jnp.float32)
-        q = jax.vmap(search.qtransform_alphazero, in_axes=(0, None))(tree, root)
-        scale = jnp.sqrt(total) * (c_puct + jnp.log((total + c_puct_base + 1) / c_puct_base))
-        score = q + scale * prior / (visits + 1)
-        best = jnp.argmax(visits, axis=-1)[:, None]
-        best_score = jnp.take_along_axis(score, best, axis=-1)
-        # The fewest visits n that keep q + scale * prior / (n + 1) below the best score.
-        gap = best_score - q
-        floor = jnp.where(gap > 0, jnp.floor(scale * prior / jnp.maximum(gap, 1e-9)), visits)
-        forced = jnp.sqrt(forced_k * prior * visits.sum(-1, keepdims=True))
-        kept = jnp.clip(jnp.maximum(jnp.ceil(visits - forced), floor), 0, visits)
-        kept = jnp.where(kept <= 1, 0.0, kept)
-        kept = jnp.where(jnp.arange(visits.shape[-1]) == best, visits, kept)
-        return kept / jnp.maximum(kept.sum(-1, keepdims=True), 1)
+        visits = tree.children_visits[:, root]
+        if not prune:
+            return visits / jnp.maximum(visits.sum(-1, keepdims=True), 1)
+        return pruned_target(
+            visits,
+            jax.nn.softmax(tree.children_prior_logits[:, root]),
+            jax.vmap(search.qtransform_alphazero, in_axes=(0, None))(tree, root),
+            tree.node_visits[:, root],
+            c_puct=c_puct,
+            c_puct_base=c_puct_base,
+            forced_k=forced_k,
+        )
 
     def run(variables, key, states):
         noise_key, search_key, action_key = jax.random.split(key, 3)
@@ -93,7 +91,7 @@ def make_forced_playouts(
             num_simulations=num_simulations,
             invalid_actions=invalid,
         )
-        weights = pruned_weights(tree)
+        weights = target(tree)
         logits = jnp.where(weights > 0, jnp.log(jnp.maximum(weights, 1e-30)), -jnp.inf)
         action = jax.random.categorical(action_key, logits).astype(jnp.int32)
         return mctx.PolicyOutput(action=action, action_weights=weights, search_tree=tree)
@@ -101,6 +99,6 @@ def make_forced_playouts(
     return run
 
 
-# The move rule: mctx's ``action`` (sampled from the pruned target) in the opening plies,
-# the most weighted move after: ``search.policies.choose_by_visits``, the default.
+# The move rule: mctx's ``action`` (sampled from the target) in the opening plies, the most
+# weighted move after: ``search.policies.choose_by_visits``, the default.
 search.register("forced_playouts", make_forced_playouts)

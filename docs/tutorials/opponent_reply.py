@@ -2,7 +2,10 @@
 
 A network kind ``"reply_mlp"`` with a second policy head, ``aux["reply"]``, and a loss term
 ``"opponent_reply"``: the cross entropy of that head against the search's policy at the
-next ply, which self-play stores as the target ``reply_policy`` (``training.targets``).
+next ply, which self-play stores as the package's target ``reply_policy``
+(``training.targets``). The package's own term ``reply`` (``training.losses.reply_loss``)
+averages over every sampled position, a game's last one (no reply) adding zero; this
+variant averages over the positions that have a reply.
 """
 
 import flax.linen as nn
@@ -36,9 +39,13 @@ def make_reply_mlp(game, *, hidden: int = 64) -> ReplyMLP:
 
 
 def opponent_reply_loss(output, batch):
-    """float32[]: the reply head's cross entropy against the next ply's search policy;
-    after a game's last move the target is zero, and so is the term."""
-    return losses.cross_entropy(output.aux["reply"], batch.targets["reply_policy"])
+    """float32[]: the reply head's cross entropy against the next ply's search policy,
+    the mean over the sampled positions that have a reply (after a game's last move the
+    target is zero)."""
+    target = batch.targets["reply_policy"]
+    with_reply = jnp.sum(jnp.sum(target, axis=-1) > 0)
+    total = losses.cross_entropy(output.aux["reply"], target) * target.shape[0]
+    return total / jnp.maximum(with_reply, 1)
 
 
 networks.register("reply_mlp", make_reply_mlp)

@@ -177,13 +177,16 @@ def run(
                     [(c - p) / p for p, c in zip(times["step"], times["step+check"])]
                 )
             rows.append(row)
-            print(
-                f"  batch {batch:>5}: {rate:>12,.0f} steps/s ({row['vs_openspiel']:.1f}x "
-                f"random_sim_test; same work: {row['vs_openspiel_same_work']:.2f}x OpenSpiel's "
-                f"bare loop, {row['openspiel_bare_steps_per_s']:,.0f} steps/s), path check "
-                f"{row['path_check_share']:.0%} of a step",
-                flush=True,
-            )
+            peer = share_text = ""
+            if openspiel:
+                peer = (
+                    f" ({row['vs_openspiel']:.1f}x random_sim_test; same work: "
+                    f"{row['vs_openspiel_same_work']:.2f}x OpenSpiel's bare loop, "
+                    f"{row['openspiel_bare_steps_per_s']:,.0f} steps/s)"
+                )
+            if share:
+                share_text = f", path check {row['path_check_share']:.0%} of a step"
+            print(f"  batch {batch:>5}: {rate:>12,.0f} steps/s{peer}{share_text}", flush=True)
     return rows
 
 

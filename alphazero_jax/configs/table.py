@@ -1,0 +1,346 @@
+"""The settings table: every key of a training config once, with its default, its rule and
+its meaning (``SETTINGS``), TD-MCTS's flat table (``TDMCTS_SETTINGS``), and the plug points'
+sections (``PLUGS``). ``configs.settings`` reads it; ``configs.rules`` holds its rules.
+
+The table sits above the code it configures: each factory keeps literal keyword defaults
+(as mctx and optax do), the table imports the factories' choice lists (activations,
+normalisations, dtypes, search policies, optimisers, schedules, gating rules) and a test
+keeps its defaults equal to the signatures'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from alphazero_jax import networks
+from alphazero_jax.configs.rules import (
+    AUX_WEIGHTS,
+    BOOL,
+    DISCOUNT,
+    FRACTION,
+    GAME_NAME,
+    GAME_SETTINGS,
+    MODULES,
+    NETWORK_KIND,
+    NON_NEGATIVE,
+    NON_NEGATIVE_FLOAT,
+    POLICY,
+    POSITIVE,
+    POSITIVE_FLOAT,
+    SET_NAMES,
+    SPECS,
+    STAGES,
+    STEPS,
+    STRING,
+    Setting,
+    integer,
+    one_of,
+)
+from alphazero_jax.search import policies
+from alphazero_jax.search import tdmcts as tdmcts_search
+from alphazero_jax.solvers import benchmark_sets
+from alphazero_jax.training import evaluator, learner
+
+GATING_RULES = evaluator.GATING_RULES
+
+S = Setting
+SETTINGS: dict[str, Any] = {
+    "seed": S(0, integer(0, 2**32 - 1), "The run's random seed: network, self-play, evaluation."),
+    "num_iterations": S(100, POSITIVE, "Iterations of self-play then learning."),
+    "log_every": S(1, POSITIVE, "Iterations between lines of the metrics log.", resumable=True),
+    "checkpoint_every_minutes": S(
+        5.0, POSITIVE_FLOAT, "Minutes between checkpoints.", resumable=True
+    ),
+    "max_to_keep": S(3, POSITIVE, "Checkpoints kept in the workdir (the newest).", resumable=True),
+    "time_limit_minutes": S(
+        0.0,
+        NON_NEGATIVE_FLOAT,
+        "> 0: save and stop after this long (this process); 0: none.",
+        resumable=True,
+    ),
+    "imports": S(
+        (),
+        MODULES,
+        "Modules imported before the config is read: those that register a network, search "
+        "policy or loss term of one's own. Training adds the module of each plug-in it uses, "
+        "so that a resumed run and an ``az:`` agent import them too.",
+        added_later=True,
+        resumable=True,
+    ),
+    "game": {
+        "name": S("", GAME_NAME, "The game, by its registry name (``games.make``)."),
+        "settings": S({}, GAME_SETTINGS, "The game's keyword arguments (``games.settings_of``)."),
+    },
+    "network": {
+        "kind": S(
+            "resnet",
+            NETWORK_KIND,
+            "The network, by its registry name: ``resnet`` (the keys below) or one's own "
+            "(``networks.register``; its factory's keyword settings replace them).",
+            added_later=True,
+        ),
+        "channels": S(64, POSITIVE, "ResNet: channels of the residual tower."),
+        "blocks": S(4, NON_NEGATIVE, "ResNet: residual blocks (two convolutions each)."),
+        "activation": S("relu", one_of(*networks.ACTIVATIONS), "ResNet: the tower's nonlinearity."),
+        "normalization": S(
+            "batch_norm", one_of(*networks.NORMALIZATIONS), "ResNet: after each conv."
+        ),
+        "value_hidden": S(64, POSITIVE, "ResNet: width of the value head's hidden layer."),
+        "reply_head": S(
+            False,
+            BOOL,
+            "ResNet: a head predicting the opponent's reply, aux['reply'], for the loss term "
+            "``reply`` (Wu, 2019).",
+            added_later=True,
+        ),
+        "score_head": S(
+            False,
+            BOOL,
+            "ResNet: a head predicting the game's final score, aux['score'], for the loss term "
+            "``score`` (Wu, 2019; ``training.scores``).",
+            added_later=True,
+        ),
+    },
+    "search": {
+        "policy": S(
+            "puct",
+            POLICY,
+            "``puct``: mctx's muzero_policy, AlphaZero's PUCT with root noise (Silver et al., "
+            "2018); ``gumbel``: gumbel_muzero_policy (Danihelka et al., 2022); "
+            "``puct_forced``: PUCT with forced playouts and policy target pruning (Wu, 2019; "
+            "k = 2); or one's own "
+            "(``search.register``; its factory's keyword settings replace the PUCT and Gumbel "
+            "keys).",
+        ),
+        "num_simulations": S(64, POSITIVE, "Simulations of each self-play search."),
+        "dirichlet_alpha": S(0.3, POSITIVE_FLOAT, "PUCT: the root noise's concentration."),
+        "dirichlet_fraction": S(0.25, FRACTION, "PUCT: the root noise's share of the prior."),
+        "c_puct": S(1.25, POSITIVE_FLOAT, "PUCT: the exploration constant c_1."),
+        "c_puct_base": S(19652.0, POSITIVE_FLOAT, "PUCT: the constant c_2 of c's growth."),
+        "play_c_puct": S(
+            0.0,
+            NON_NEGATIVE_FLOAT,
+            "PUCT: c_1 when the network plays to win (agents, evaluations) rather than "
+            "self-plays; 0: c_puct. Self-play explores, so play may want less.",
+            added_later=True,
+        ),
+        "max_num_considered_actions": S(16, POSITIVE, "Gumbel: root actions sampled."),
+        "gumbel_scale": S(1.0, NON_NEGATIVE_FLOAT, "Gumbel: the scale of the Gumbel noise."),
+        "discount": S(
+            1.0,
+            DISCOUNT,
+            "Per-ply value discount of the search and of the value targets; below 1 the "
+            "network learns how far a win is, so the search hurries to it.",
+            added_later=True,
+        ),
+        "heuristic_weight": S(
+            0.0,
+            FRACTION,
+            "The game heuristic's share of the search's node values (AlphaGo's mix of value "
+            "network and rollouts); the value targets stay the outcomes.",
+            added_later=True,
+        ),
+    },
+    "selfplay": {
+        "batch_size": S(64, POSITIVE, "Games played at once (slots), over all devices."),
+        "num_moves": S(
+            0,
+            POSITIVE,
+            "Moves per slot and iteration, at least the game's max_num_moves: games restart "
+            "in their slot, and each slot's last, unfinished game is dropped.",
+        ),
+        "num_sampling_moves": S(
+            10, NON_NEGATIVE, "Opening moves of each game sampled from the visit counts."
+        ),
+        "inference_dtype": S(
+            "float32",
+            one_of(*networks.COMPUTE_DTYPES),
+            "The network's arithmetic in self-play (weights stay float32; the learner is "
+            "unchanged); bfloat16 for a GPU's or TPU's bfloat16 units.",
+            added_later=True,
+        ),
+        "handicap_moves": S(
+            0,
+            NON_NEGATIVE,
+            "n: one side of each game plays its first 0..n moves at random, which puts "
+            "positions the network's own play never reaches into the replay memory.",
+            added_later=True,
+        ),
+        "root_value_weight": S(
+            0.0,
+            FRACTION,
+            "w: value targets are (1 - w) x the outcome + w x the search's root value.",
+            added_later=True,
+        ),
+        "full_search_probability": S(
+            1.0,
+            DISCOUNT,
+            "p < 1: playout-cap randomisation (Wu, 2019): a move is searched in full with "
+            "chance p and kept for training, else with fast_simulations and not kept.",
+            added_later=True,
+        ),
+        "fast_simulations": S(
+            0, NON_NEGATIVE, "The cheap search's simulations (playout cap).", added_later=True
+        ),
+        "random_opening_plies": S(
+            0,
+            NON_NEGATIVE,
+            "k > 0: each game opens with 0..k (drawn per game) uniform random plies, not "
+            "trained on, as AlphaZero.jl issue #217 (2024) starts games from random 0-2-ply "
+            "positions; 0: every game starts from the initial position.",
+            added_later=True,
+        ),
+        "simulation_stages": S(
+            (),
+            STAGES,
+            "A rising simulation budget (Wu T.-R. et al., 2023): (iteration, simulations) "
+            "pairs; from each iteration on, self-play searches with its simulations (before "
+            "the first, search.num_simulations); each stage's search is compiled once.",
+            added_later=True,
+        ),
+    },
+    "replay": {
+        "capacity": S(30_000, POSITIVE, "Positions the replay memory holds (a ring)."),
+        "augment": S(True, BOOL, "Train on a random symmetry of each sampled position."),
+        "window_start": S(
+            0,
+            NON_NEGATIVE,
+            "s > 0: sample from a growing window of the newest positions (Wu, 2019): all of "
+            "the first s, then s x (1 + 0.4 ((N/s)^0.75 - 1) / 0.75) of the N so far, at "
+            "most the capacity; 0: from the whole memory.",
+            added_later=True,
+        ),
+        "merge_duplicates": S(
+            False,
+            BOOL,
+            "Average the targets (policy, value, further ones) of a sampled position over "
+            "every copy of it in the memory (Clausen, 2020).",
+            added_later=True,
+        ),
+    },
+    "evaluation": {
+        "every": S(0, NON_NEGATIVE, "Iterations between evaluations; 0: none.", added_later=True),
+        "games": S(64, POSITIVE, "Games per opponent (even).", added_later=True),
+        "opponents": S(
+            ("random", "greedy", "minimax:2"),
+            SPECS,
+            "Baselines, by agent spec (``agents.from_spec``).",
+            added_later=True,
+        ),
+        "num_past": S(
+            2, NON_NEGATIVE, "Earlier evaluated networks that are played too.", added_later=True
+        ),
+        "simulations": S(
+            -1,
+            integer(-1),
+            "The network's simulations per move; -1: the search's, 0: its raw policy.",
+            added_later=True,
+        ),
+        "opening_moves": S(
+            2,
+            NON_NEGATIVE,
+            "Random plies opening each game (varies the games of a noise-free network).",
+            added_later=True,
+        ),
+        "perfect_play_positions": S(
+            0,
+            NON_NEGATIVE,
+            "Connect Four 6x7: mistake rates against perfect play on the first positions of "
+            "perfect_play_sets at each evaluation; 0: off.",
+            added_later=True,
+        ),
+        "perfect_play_sets": S(
+            ("Test_L3_R1", "Test_L2_R2", benchmark_sets.RANDOM_PLAY),
+            SET_NAMES,
+            "The perfect-play sets judged (``benchmark_sets.SETS``).",
+            added_later=True,
+        ),
+    },
+    "gating": {
+        "rule": S(
+            "none",
+            one_of(*GATING_RULES),
+            "Whether a candidate network replaces the one self-play uses: ``none``, "
+            "``win_ratio`` or ``score`` (``training/evaluator.py``).",
+            added_later=True,
+        ),
+        "threshold": S(
+            0.0, NON_NEGATIVE_FLOAT, "The rule's threshold; 0: its own.", added_later=True
+        ),
+        "games": S(
+            40,
+            POSITIVE,
+            "Games of the candidate against the best network (even).",
+            added_later=True,
+        ),
+    },
+    "learner": {
+        "batch_size": S(256, POSITIVE, "Positions per update, over all devices."),
+        "updates_per_iteration": S(8, POSITIVE, "Optimiser updates after each self-play."),
+        "optimizer": S("adam", one_of(*learner.OPTIMIZERS), "``adam``, or ``sgd`` with momentum."),
+        "learning_rate": S(1e-3, POSITIVE_FLOAT, "The peak learning rate."),
+        "schedule": S(
+            "cosine",
+            one_of(*learner.SCHEDULES),
+            "``constant``, ``cosine`` (warm-up then decay to 0 over the run) or ``step``.",
+        ),
+        "warmup_steps": S(50, NON_NEGATIVE, "Cosine: updates of linear warm-up."),
+        "decay_rate": S(0.1, POSITIVE_FLOAT, "Step: the factor at each of decay_steps."),
+        "decay_steps": S((), STEPS, "Step: the updates at which the rate is multiplied."),
+        "l2_weight": S(1e-4, NON_NEGATIVE_FLOAT, "Weight decay (L2 on the parameters)."),
+        "value_weight": S(1.0, POSITIVE_FLOAT, "The value loss's weight beside the policy's."),
+        "aux_weights": S(
+            {},
+            AUX_WEIGHTS,
+            "Further loss terms by registry name, each with its weight, e.g. ``{'reply': "
+            "0.15}``: ``reply``, the opponent's reply (Wu, 2019; network.reply_head), "
+            "``score``, the final score (Wu, 2019; network.score_head), or one's own "
+            "(``training.losses``).",
+            added_later=True,
+        ),
+    },
+}
+for _key in SETTINGS["evaluation"]:  # how a run is judged, not what it computes
+    SETTINGS["evaluation"][_key] = SETTINGS["evaluation"][_key]._replace(resumable=True)
+del _key
+
+# Sections whose keys follow a registry choice: section -> (the key that chooses, the keys
+# every choice has, the choices whose keys are the table's, the registry's settings).
+PLUGS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], Callable[[str], dict]]] = {
+    "network": ("kind", ("kind",), ("resnet",), networks.settings_of),
+    "search": (
+        "policy",
+        ("policy", *policies.COMMON, "play_c_puct"),
+        ("puct", "gumbel", "puct_forced"),
+        policies.settings_of,
+    ),
+}
+
+
+# TD-MCTS's runs (training.tdmcts): a flat config of their own, through the same kind of table.
+TDMCTS_SETTINGS: dict[str, Setting] = {
+    "algorithm": S("tdmcts", one_of("tdmcts"), "The run's kind (``search.tdmcts_run``)."),
+    "game": S("tic_tac_toe", GAME_NAME, "The game, by its registry name, at its defaults."),
+    "num_simulations": S(100, POSITIVE, "TD-MCTS's simulations per move."),
+    "exploration": S(
+        tdmcts_search.DEFAULT_EXPLORATION, NON_NEGATIVE_FLOAT, "UCT's exploration constant c."
+    ),
+    "gamma": S(tdmcts_search.DEFAULT_GAMMA, FRACTION, "The TD backups' per-ply discount."),
+    "learning_rate_floor": S(
+        tdmcts_search.DEFAULT_FLOOR,
+        FRACTION,
+        "The least step of a value's update; 0: the value is its targets' running mean.",
+    ),
+    "capacity": S(2**16, POSITIVE, "Entries of the value table (a power of two)."),
+    "opponent": S("minimax:6", STRING, "The training opponent, an agent spec, or ``self``."),
+    "tournament_opponent": S(
+        "", STRING, "The tournaments' opponent; empty: the opponent (``mcts:100`` in self-play)."
+    ),
+    "episodes": S(5000, POSITIVE, "Training games in all.", resumable=True),
+    "tournament_every": S(200, POSITIVE, "Episodes between tournaments."),
+    "tournament_games": S(100, POSITIVE, "Games of each tournament (even)."),
+    "batch_size": S(100, POSITIVE, "Games played at once (even; divides tournament_every)."),
+    "seed": S(0, integer(0, 2**32 - 1), "The run's random seed."),
+}
+del S

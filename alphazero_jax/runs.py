@@ -57,8 +57,11 @@ def import_modules(names) -> None:
     ``config.imports``), so that its network, search policy and loss terms can be rebuilt.
 
     Raises:
-      ValueError: a module that cannot be imported, in one line.
+      ValueError: ``names`` not a list of module names, or a module that cannot be
+        imported, in one line.
     """
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"expected a list of module names, got {names!r:.80}.")
     for name in names:
         try:
             importlib.import_module(name)

@@ -85,6 +85,52 @@ def pruned_target(
     return kept / jnp.maximum(kept.sum(-1, keepdims=True), 1.0)
 
 
+def puct_selection(*, c_puct: float, c_puct_base: float) -> Callable:
+    """mctx's action selection by AlphaZero's PUCT with these constants (``qtransform_alphazero``):
+    ``select(key, tree, node_index, depth) -> action``, the rule below the root."""
+    return functools.partial(
+        mctx.muzero_action_selection,
+        pb_c_init=c_puct,
+        pb_c_base=c_puct_base,
+        qtransform=mctx_search.qtransform_alphazero,
+    )
+
+
+def forced_root_selection(puct: Callable, *, forced_k: float, forced: bool = True) -> Callable:
+    """mctx's root action selection, ``select(key, tree, node_index) -> action`` for one
+    position's tree (mctx vmaps it): the child that lacks the most of its forced playouts
+    (``forced_child``), else ``puct``'s choice; only ``puct``'s if not ``forced``."""
+
+    def root_action(key: Array, tree: mctx.Tree, node_index: Array) -> Array:
+        chosen = puct(key, tree, node_index, 0)
+        if not forced:
+            return chosen
+        prior = jax.nn.softmax(tree.children_prior_logits[node_index])
+        valid = ~tree.root_invalid_actions.astype(bool)
+        lacking, child = forced_child(
+            tree.children_visits[node_index], prior, valid, forced_k=forced_k
+        )
+        return jnp.where(lacking, child, chosen).astype(jnp.int32)
+
+    return root_action
+
+
+def tree_target(tree: mctx.Tree, *, c_puct: float, c_puct_base: float, forced_k: float) -> Array:
+    """float32[B, A]: ``pruned_target`` of a searched tree's root statistics (its visits,
+    its prior and its children's values as PUCT scores them)."""
+    index = mctx.Tree.ROOT_INDEX
+    q = jax.vmap(mctx_search.qtransform_alphazero, in_axes=(0, None))(tree, index)
+    return pruned_target(
+        tree.children_visits[:, index],
+        jax.nn.softmax(tree.children_prior_logits[:, index]),
+        q,
+        tree.node_visits[:, index],
+        c_puct=c_puct,
+        c_puct_base=c_puct_base,
+        forced_k=forced_k,
+    )
+
+
 def make_puct_forced(
     game: Game,
     apply_fn: Callable,
@@ -106,24 +152,8 @@ def make_puct_forced(
     recurrent_fn = mctx_search.make_recurrent_fn(
         game, apply_fn, discount=discount, heuristic_weight=heuristic_weight
     )
-    puct = functools.partial(
-        mctx.muzero_action_selection,
-        pb_c_init=c_puct,
-        pb_c_base=c_puct_base,
-        qtransform=mctx_search.qtransform_alphazero,
-    )
-
-    def root_action(key: Array, tree: mctx.Tree, node_index: Array) -> Array:
-        """One position's root choice (mctx vmaps it): a lacking child, else PUCT's."""
-        chosen = puct(key, tree, node_index, 0)
-        if not dirichlet_fraction:
-            return chosen
-        prior = jax.nn.softmax(tree.children_prior_logits[node_index])
-        valid = ~tree.root_invalid_actions.astype(bool)
-        lacking, child = forced_child(
-            tree.children_visits[node_index], prior, valid, forced_k=forced_k
-        )
-        return jnp.where(lacking, child, chosen).astype(jnp.int32)
+    puct = puct_selection(c_puct=c_puct, c_puct_base=c_puct_base)
+    root_action = forced_root_selection(puct, forced_k=forced_k, forced=bool(dirichlet_fraction))
 
     def run(variables: dict, key: Array, states: State) -> mctx.PolicyOutput:
         noise_key, search_key, action_key = jax.random.split(key, 3)
@@ -147,17 +177,7 @@ def make_puct_forced(
             num_simulations=num_simulations,
             invalid_actions=invalid,
         )
-        index = mctx.Tree.ROOT_INDEX
-        q = jax.vmap(mctx_search.qtransform_alphazero, in_axes=(0, None))(tree, index)
-        weights = pruned_target(
-            tree.children_visits[:, index],
-            jax.nn.softmax(tree.children_prior_logits[:, index]),
-            q,
-            tree.node_visits[:, index],
-            c_puct=c_puct,
-            c_puct_base=c_puct_base,
-            forced_k=forced_k,
-        )
+        weights = tree_target(tree, c_puct=c_puct, c_puct_base=c_puct_base, forced_k=forced_k)
         logits = jnp.where(weights > 0, jnp.log(jnp.maximum(weights, 1e-30)), -jnp.inf)
         action = jax.random.categorical(action_key, logits).astype(jnp.int32)
         return mctx.PolicyOutput(action=action, action_weights=weights, search_tree=tree)

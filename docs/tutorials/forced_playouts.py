@@ -3,20 +3,18 @@ playouts and policy target pruning (Wu, 2019) on ``mctx.search``, with a switch 
 
 The package ships the rule as the policy ``puct_forced``
 (``alphazero_jax.search.forced_playouts``); this module assembles a policy from the same
-parts, as a variant would: the root noise and ``mctx.search`` are written out, the forced
-child (``forced_child``) and the pruned target (``pruned_target``) are the package's, and
-``prune=False`` keeps the raw visit counts as the policy target, to measure what the
+parts, as a variant would: the root noise and ``mctx.search`` are written out, the root's
+rule (``forced_root_selection``) and the pruned target (``tree_target``) are the package's,
+and ``prune=False`` keeps the raw visit counts as the policy target, to measure what the
 pruning buys.
 """
-
-import functools
 
 import jax
 import jax.numpy as jnp
 import mctx
 
 from alphazero_jax import search
-from alphazero_jax.search.forced_playouts import forced_child, pruned_target
+from alphazero_jax.search import forced_playouts
 
 
 def make_forced_playouts(
@@ -40,34 +38,16 @@ def make_forced_playouts(
     recurrent_fn = search.make_recurrent_fn(
         game, apply_fn, discount=discount, heuristic_weight=heuristic_weight
     )
-    puct = functools.partial(
-        mctx.muzero_action_selection,
-        pb_c_init=c_puct,
-        pb_c_base=c_puct_base,
-        qtransform=search.qtransform_alphazero,
-    )
-
-    def root_action(key, tree, node_index):  # one position's tree (mctx vmaps it)
-        prior = jax.nn.softmax(tree.children_prior_logits[node_index])
-        valid = ~tree.root_invalid_actions
-        visits = tree.children_visits[node_index]
-        lacking, child = forced_child(visits, prior, valid, forced_k=forced_k)
-        return jnp.where(lacking, child, puct(key, tree, node_index, 0))
+    puct = forced_playouts.puct_selection(c_puct=c_puct, c_puct_base=c_puct_base)
+    root_action = forced_playouts.forced_root_selection(puct, forced_k=forced_k)
 
     def target(tree):  # float32[B, A]: the policy target
-        root = mctx.Tree.ROOT_INDEX
-        visits = tree.children_visits[:, root]
-        if not prune:
-            return visits / jnp.maximum(visits.sum(-1, keepdims=True), 1)
-        return pruned_target(
-            visits,
-            jax.nn.softmax(tree.children_prior_logits[:, root]),
-            jax.vmap(search.qtransform_alphazero, in_axes=(0, None))(tree, root),
-            tree.node_visits[:, root],
-            c_puct=c_puct,
-            c_puct_base=c_puct_base,
-            forced_k=forced_k,
-        )
+        if prune:
+            return forced_playouts.tree_target(
+                tree, c_puct=c_puct, c_puct_base=c_puct_base, forced_k=forced_k
+            )
+        visits = tree.children_visits[:, mctx.Tree.ROOT_INDEX]
+        return visits / jnp.maximum(visits.sum(-1, keepdims=True), 1)
 
     def run(variables, key, states):
         noise_key, search_key, action_key = jax.random.split(key, 3)

@@ -14,7 +14,6 @@ import pytest
 from alphazero_jax import checkpoints, configs, runs
 from alphazero_jax.configs import settings
 from alphazero_jax.training import session, train
-from experiments.stress import soak
 
 
 def _config(**overrides):
@@ -203,15 +202,3 @@ def test_session__a_save_that_fails_names_the_checkpoint_it_resumes_from(
         "resumes from it."
     )
     manager.close()
-
-
-@pytest.mark.slow
-@pytest.mark.long
-def test_soak__killed_runs_resume_and_end_where_an_uninterrupted_one_does(tmp_path):
-    """The short version of ``python -m experiments.stress.soak``: two SIGKILLs, one of them
-    inside a checkpoint write."""
-    result = soak.soak(
-        str(tmp_path), kills=2, iterations=8, write_share=0.5, seed=1, window_iterations=2
-    )
-    assert len(result.kills) == 2 and result.lost == []
-    assert result.identical

@@ -43,7 +43,7 @@ def final_states(game, act_a, act_b, params_a, params_b, key, num_games, opening
     """The final states of ``arena.play(game, A, B, num_games=num_games, key=key,
     opening_moves=opening_moves)`` in one batch: ``(a_first, b_first)``, A moving first in
     the first and second in the second. The same keys and steps as ``arena``'s, so the same
-    games (``tests/repository/test_analysis_othello_losses.py`` compares the results)."""
+    games (``tests/experiments/analysis/test_othello_losses.py`` compares the results)."""
     (key,) = jax.random.split(key, 1)  # arena.play's key of its one batch
     half = num_games // 2
 

@@ -272,13 +272,6 @@ def test_training__evaluation_every_0_turns_perfect_play_off_too():
     assert train.build(config).evaluator is None
 
 
-def test_plot_mistake_rates__rejects_records_without_results(tmp_path):
-    with pytest.raises(ValueError, match="no record has 'perfect_play'"):
-        from alphazero_jax.training import plots
-
-        plots.plot_mistake_rates([{"iteration": 1}], str(tmp_path / "x.png"))
-
-
 def test_training__configs_written_before_perfect_play_keep_it_off():
     import ml_collections
 
@@ -288,125 +281,12 @@ def test_training__configs_written_before_perfect_play_keep_it_off():
     assert components.evaluator.perfect_play == () and components.evaluator.value_fn is None
 
 
-def test_append_lines__resumes_after_an_interruption_and_refuses_other_lines(tmp_path):
-    path = tmp_path / "set.labels"
-    path.write_text("1 a\n2 b\n3 c")  # the last line was cut short
-    computed = []
-
-    def line_fn(key):
-        computed.append(key)
-        return key * 2
-
-    label_pons.append_lines(path, ["1", "2", "3", "4"], line_fn, name="set")
-    assert path.read_text() == "1 a\n2 b\n3 33\n4 44\n" and computed == ["3", "4"]
-    with pytest.raises(ValueError, match="not those of the first 4 positions to write"):
-        label_pons.append_lines(path, ["9", "2", "3", "4"], line_fn, name="set")
-
-
-def test_append_lines__with_two_processes_writes_the_lines_in_order(tmp_path):
-    path = tmp_path / "set.labels"
-    path.write_text("a A\n")
-    keys = ["a", "b", "c", "d", "e"]
-    label_pons.append_lines(path, keys, str.upper, name="set", jobs=2)
-    assert path.read_text() == "a A\nb B\nc C\nd D\ne E\n"
-
-
-def test_reorder__keeps_lines_of_another_selection_in_the_new_order(tmp_path):
-    path = tmp_path / "set.labels"
-    path.write_text("2 b\n4 d\n9 z\n")  # written for another selection: 2, 4 and 9
-    computed = []
-
-    def line_fn(key):
-        computed.append(key)
-        return key * 2
-
-    label_pons.reorder(path, ["1", "2", "3", "4", "5"], line_fn, name="set")
-    assert path.read_text() == "1 11\n2 b\n3 33\n4 d\n" and computed == ["1", "3"]
-    label_pons.reorder(path, ["1", "2", "3", "4", "5"], line_fn, name="set")  # in order
-    assert path.read_text() == "1 11\n2 b\n3 33\n4 d\n" and computed == ["1", "3"]
-    label_pons.append_lines(path, ["1", "2", "3", "4", "5"], line_fn, name="set")
-    assert path.read_text().endswith("4 d\n5 55\n")
-
-
-def test_label_pons__check_recomputes_a_shipped_set():
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
-    command = [sys.executable, "-m", "experiments.data.label_pons", "--sets=Test_L3_R1", "--check"]
-    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "Test_L3_R1: 1000/1000 labels agree" in done.stdout
-
-
 def test_mcnemar_p__by_hand():
     assert perfect_play.mcnemar_p(0, 0) == 1.0
     assert perfect_play.mcnemar_p(6, 0) == perfect_play.mcnemar_p(0, 6) == 2 / 64
     # 5 against 1: 2 x (1 + 6) / 64.
     assert perfect_play.mcnemar_p(5, 1) == 14 / 64
     assert perfect_play.mcnemar_p(2, 2) == 1.0  # 2 x 11/16, capped
-
-
-def test_validation_labels__new_positions_labelled_and_resumable(tmp_path):
-    """Drawn by the Random-Play rule with another seed: none in a shipped set, each kept
-    one with a possible mistake, each label the solver's; a second call reuses the file."""
-    from alphazero_jax.solvers import benchmark_sets
-    from experiments.data import positions
-
-    path = tmp_path / "validation_seed5.labels"
-    first = positions.validation_labels(path, seed=5, count=12)
-    written = path.read_text()
-    assert len(written.splitlines()) == 12
-    sets = [p.moves for name in benchmark_sets.SETS for p in benchmark_sets.load(name)]
-    shipped = {positions.board_of(moves) for moves in sets}
-    assert first.moves and not {positions.board_of(moves) for moves in first.moves} & shipped
-    # The same stones by another order are the same board; other stones are not.
-    assert positions.board_of("1122") == positions.board_of("2211") != positions.board_of("1221")
-    assert first.mistake_possible.all()
-    for index, moves in enumerate(first.moves):
-        assert perfect_play.label_text(first.outcomes[index]) == positions.label(moves)
-    again = positions.validation_labels(path, seed=5, count=12)
-    assert again.moves == first.moves and path.read_text() == written
-    with pytest.raises(ValueError, match="seed 0 draws Random-Play"):
-        positions.validation_labels(tmp_path / "x.labels", seed=0, count=1)
-
-
-def _play_settings(*flags):
-    command = [sys.executable, "-m", "experiments.strength.perfect_play.play_settings", *flags]
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
-    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
-
-
-@pytest.mark.parametrize(
-    ("flag", "message"),
-    [
-        ("--agent=minimax:2", "expected az:<run, checkpoint or agent folder>"),
-        ("--vary=c_puckt:1", "--vary: expected <config.search key>:<value>,..., with a key"),
-        ("--vary=play_c_puct:one", "--vary: play_c_puct takes values of type float"),
-        ("--sets=Test_L9", "--sets: unknown sets ['Test_L9']"),
-        ("--validation_seed=0", "--validation_seed=0: seed 0 draws Random-Play itself"),
-    ],
-)
-def test_play_settings__bad_flags_get_one_line_errors(tmp_path, flag, message):
-    done = _play_settings(flag, f"--output={tmp_path}")
-    assert done.returncode == 2 and message in done.stderr, done.stderr
-    assert "Traceback" not in done.stderr and not list(tmp_path.iterdir())
-
-
-@pytest.mark.long
-def test_play_settings__prints_and_writes_the_paired_table(tmp_path):
-    done = _play_settings(
-        "--agent=az:pretrained:4",
-        "--vary=play_c_puct:3",
-        "--validation_positions=20",
-        "--sets=Test_L3_R1",
-        "--positions=10",
-        f"--output={tmp_path}",
-    )
-    assert done.returncode == 0, done.stderr
-    assert "| setting | validation | End-Easy |" in done.stdout
-    own, other = [line for line in done.stdout.splitlines() if line.startswith("| play_c_puct=")]
-    assert " (own) | " in own and other.startswith("| play_c_puct=3.0 | ")
-    assert ", +" in other and " p=" in other and ", +" not in own
-    assert (tmp_path / "play_settings.md").read_text().splitlines()[2] == own
-    assert len((tmp_path / "validation_seed1.labels").read_text().splitlines()) == 20
 
 
 def test_choose_labels__every_set_by_default_cut_to_the_first_positions_and_unknown_named():

@@ -1,4 +1,4 @@
-"""Round robins, their cross table and files, the plots, and the evaluate entry point."""
+"""Round robins, their cross table and files, the ladder's plot, and the evaluate entry point."""
 
 import csv
 import json
@@ -138,7 +138,7 @@ def test_write_results__writes_one_csv_row_per_match_and_the_ladder(tmp_path):
     assert not [name for name in os.listdir(tmp_path / "out") if name.endswith(".tmp")]
 
 
-# --- plots ----------------------------------------------------------------------------------
+# --- the ladder's plot (the other plots: tests/training/test_plots.py) --------------------
 
 
 def _assert_png(path):
@@ -153,34 +153,6 @@ def test_plot_ladder__writes_a_png(played, tmp_path):
     path = tmp_path / "plots" / "ladder.png"
     plots.plot_ladder(_ladder(results), str(path), title="tic_tac_toe")
     _assert_png(path)
-
-
-def _history(count, with_opponents):
-    records = [
-        {"iteration": 10 * k, "seconds": 90.0 * k, "elo": 50.0 * k, "elo_stderr": 30.0}
-        for k in range(count)
-    ]
-    for record in records if with_opponents else []:
-        record["opponents"] = {"random": 0.0, "minimax:2": 400.0}
-    return records
-
-
-@pytest.mark.parametrize("count", [1, 5])
-@pytest.mark.parametrize("with_opponents", [False, True])
-def test_plot_elo_history__writes_a_png(tmp_path, count, with_opponents):
-    path = tmp_path / "elo.png"
-    plots.plot_elo_history(_history(count, with_opponents), str(path))
-    _assert_png(path)
-
-
-def test_plot_elo_history__rejects_no_records(tmp_path):
-    with pytest.raises(ValueError, match="records is empty"):
-        plots.plot_elo_history([], str(tmp_path / "elo.png"))
-
-
-def test_plot_elo_history__names_missing_keys(tmp_path):
-    with pytest.raises(ValueError, match="elo_stderr"):
-        plots.plot_elo_history([{"iteration": 0, "seconds": 0.0, "elo": 0.0}], str(tmp_path / "x"))
 
 
 # --- the entry point ------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import zipfile
 from collections.abc import Iterator
 
 import pytest
-from test_notebooks import NOTEBOOKS, TINY, cells, source, tiny_cell
+from repository.test_notebooks import NOTEBOOKS, TINY, cells, source, tiny_cell
 
 # two minutes on two cores with pip's cache warm: pip, XLA
 pytestmark = [pytest.mark.slow, pytest.mark.long]

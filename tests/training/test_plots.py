@@ -1,8 +1,55 @@
-"""Comparing training runs on curves: mistake rates against training time, per set."""
+"""The training plots: Elo against training time, mistake rates per set, and runs compared on
+curves of mistake rates against training time."""
+
+import os
 
 import pytest
 
 from alphazero_jax.training import plots
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _assert_png(path):
+    with open(path, "rb") as file:
+        assert file.read(8) == PNG_SIGNATURE
+    assert os.path.getsize(path) > 1000
+    assert not os.path.exists(str(path) + ".tmp")
+
+
+def _history(count, with_opponents):
+    records = [
+        {"iteration": 10 * k, "seconds": 90.0 * k, "elo": 50.0 * k, "elo_stderr": 30.0}
+        for k in range(count)
+    ]
+    for record in records if with_opponents else []:
+        record["opponents"] = {"random": 0.0, "minimax:2": 400.0}
+    return records
+
+
+@pytest.mark.parametrize("count", [1, 5])
+@pytest.mark.parametrize("with_opponents", [False, True])
+def test_plot_elo_history__writes_a_png(tmp_path, count, with_opponents):
+    path = tmp_path / "elo.png"
+    plots.plot_elo_history(_history(count, with_opponents), str(path))
+    _assert_png(path)
+
+
+def test_plot_elo_history__rejects_no_records(tmp_path):
+    with pytest.raises(ValueError, match="records is empty"):
+        plots.plot_elo_history([], str(tmp_path / "elo.png"))
+
+
+def test_plot_elo_history__names_missing_keys(tmp_path):
+    with pytest.raises(ValueError, match="elo_stderr"):
+        plots.plot_elo_history([{"iteration": 0, "seconds": 0.0, "elo": 0.0}], str(tmp_path / "x"))
+
+
+def test_plot_mistake_rates__rejects_records_without_results(tmp_path):
+    with pytest.raises(ValueError, match="no record has 'perfect_play'"):
+        from alphazero_jax.training import plots
+
+        plots.plot_mistake_rates([{"iteration": 1}], str(tmp_path / "x.png"))
 
 
 def _record(seconds, rate, name="Test_L2_R2", title="Middle-Medium"):

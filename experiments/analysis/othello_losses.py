@@ -2,13 +2,14 @@ r"""How an Othello agent's lost games ended: replays a match of ``alphazero-judg
 (or of ``arena.play``) with the same keys, keeping each game's final board.
 
     python -m experiments.analysis.othello_losses \
-        --workdir=alphazero_jax/data/agents/othello-size8-legal_plane1 \
-        --opponent=greedy:flips [--games=200] [--seed=0] [--simulations=0]
+        --network=alphazero_jax/data/agents/othello-size8-legal_plane1 \
+        --opponent=greedy:flips [--games=200] [--match_seed=0] [--simulations=0]
 
 The network plays as ``alphazero-judge baselines --workdir=... --simulations=...`` plays it
 (a noise-free search of the run's own simulations for 0; ``learning_proof.play_against``),
 against ``--opponent``, after 2 random plies with colours swapped, all games in one batch,
-keyed by ``--seed``: the same games as that judge's, so its losses are the judge's losses.
+keyed by ``--match_seed`` (the judge's ``--seed``): the same games as that judge's, so its
+losses are the judge's losses.
 For each lost game it prints the plies played and the final discs (the network's first);
 a wipe-out is a loss with none of the network's discs left on the board.
 """
@@ -25,14 +26,14 @@ from alphazero_jax.cli import common as cli
 from alphazero_jax.games import othello_rules
 
 _WORKDIR = flags.DEFINE_string(
-    "workdir",
+    "network",
     None,
     "The network: a run, a checkpoint or an exported agent's folder.",
     required=True,
 )
 _OPPONENT = flags.DEFINE_string("opponent", "greedy:flips", "The opponent's agent spec.")
 _GAMES = flags.DEFINE_integer("games", 200, "Games, an even number (half with each colour).")
-_SEED = flags.DEFINE_integer("seed", 0, "The match's key (the judge's --seed).")
+_SEED = flags.DEFINE_integer("match_seed", 0, "The match's key (the judge's --seed).")
 _SIMULATIONS = flags.DEFINE_integer(
     "simulations", 0, "The network's search simulations (0: the run's own; as the judge's)."
 )
@@ -124,7 +125,7 @@ def main(argv: list[str]) -> None:
     except (FileNotFoundError, ValueError) as error:
         cli.fail(error)
     if run.game.name != "othello":
-        cli.fail(f"--workdir={_WORKDIR.value}: expected an Othello run, got {run.game.name}.")
+        cli.fail(f"--network={_WORKDIR.value}: expected an Othello run, got {run.game.name}.")
     lost = losses(
         run, _OPPONENT.value, _GAMES.value, jax.random.key(_SEED.value), _SIMULATIONS.value
     )

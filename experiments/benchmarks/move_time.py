@@ -1,10 +1,10 @@
 r"""How long an agent takes to choose one move against a person: one position, batch 1.
 
     python -m experiments.benchmarks.move_time [--game=connect_four] [--position=4453] \
-        [--agents=az:pretrained,az:pretrained:128] [--repeats=20]
+        [--agents=az:pretrained,az:pretrained:128] [--timed_moves=20]
 
 Each agent's ``analyse_fn`` (``act_fn`` for an agent without one) is jitted and called once
-to compile, then the agents' calls alternate, ``--repeats`` each, on the same position with
+to compile, then the agents' calls alternate, ``--timed_moves`` each, on the same position with
 a new key each time; the median milliseconds a move are reported, and each agent's ratio to
 the first agent's median. This is what the play page and the terminal wait for a move (the
 README's snippet calls the same ``analyse_fn``).
@@ -28,7 +28,7 @@ _POSITION = flags.DEFINE_string(
 _AGENTS = flags.DEFINE_list(
     "agents", ["az:pretrained", "az:pretrained:128"], "Agent specs to time, the first the base."
 )
-_REPEATS = flags.DEFINE_integer("repeats", 20, "Timed moves of each agent.")
+_REPEATS = flags.DEFINE_integer("timed_moves", 20, "Timed moves of each agent.")
 
 
 def run(*, game_name: str, position: str, specs: list[str], repeats: int) -> dict[str, float]:
@@ -63,7 +63,7 @@ def run(*, game_name: str, position: str, specs: list[str], repeats: int) -> dic
 def main(argv: list[str]) -> None:
     cli.begin(argv)
     if _REPEATS.value < 1:
-        cli.fail(f"--repeats: expected an integer >= 1, got {_REPEATS.value}.")
+        cli.fail(f"--timed_moves: expected an integer >= 1, got {_REPEATS.value}.")
     try:
         run(
             game_name=_GAME.value,

@@ -221,7 +221,11 @@ FACTORY_DEFAULTS = [
 ]
 
 
-@pytest.mark.parametrize(("key", "factory", "keyword"), FACTORY_DEFAULTS, ids=lambda x: str(x))
+@pytest.mark.parametrize(
+    ("key", "factory", "keyword"),
+    FACTORY_DEFAULTS,
+    ids=[f"{key}-{factory.__name__}" for key, factory, _ in FACTORY_DEFAULTS],  # stable ids
+)
 def test_settings__defaults_are_the_factories_keyword_defaults(key, factory, keyword):
     assert settings.default(key) == inspect.signature(factory).parameters[keyword].default
 

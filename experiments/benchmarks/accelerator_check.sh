@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The accelerator checks of issues C24 and C23 in one bounded run (about 9 minutes), for a
+# session that is lent a GPU for a short span: run from the repository root on the GPU
+# machine, with the package's dependencies importable (wheels in ./.whl, if any, are
+# installed into /tmp/site first: mctx, ml-collections and tensorboardX are the ones a
+# CUDA image with JAX and Flax tends to lack). Writes its logs into $OUT (default /tmp/out).
+#
+#   1. C24: Quoridor's accelerator report (experiments.benchmarks.quoridor --device_report):
+#      game steps at 1,024-16,384 games, quoridor:agent self-play, a quoridor:default
+#      iteration.
+#   2. C23: the Connect Four long_gpu recipe and AlphaZero.jl issue #217's Gumbel arm
+#      (every move sampled from the improved policy, random 0-2-ply starts), each for the
+#      same minutes of its run's clock, judged every 8 iterations at 600 simulations on
+#      Middle-Medium and Begin-Hard (AlphaZero.jl's table: 2.8% and 7.4%).
+set -u
+OUT="${OUT:-/tmp/out}"
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl || exit 3
+  export PYTHONPATH="/tmp/site:$PWD"
+else
+  export PYTHONPATH="$PWD"
+fi
+MINUTES="${MINUTES:-2.2}"
+python3 -c "import jax; print('jax', jax.__version__, jax.devices())"
+echo "=== C24: Quoridor's accelerator report $(date +%T)"
+timeout 215 python3 -m experiments.benchmarks.quoridor --device_report \
+  --part_seconds=55,70,80 2>&1 | tee "$OUT/c24_report.log"
+judge=(--config.evaluation.every=8 --config.evaluation.simulations=600
+  "--config.evaluation.opponents=('random',)" --config.evaluation.games=8
+  --config.evaluation.num_past=0 --config.evaluation.perfect_play_positions=500
+  "--config.evaluation.perfect_play_sets=('Test_L2_R2','Test_L1_R3')")
+arm() {
+  local name=$1
+  shift
+  echo "=== C23 arm $name $(date +%T)"
+  timeout 170 python3 -m experiments.train --workdir="/tmp/c23_$name" \
+    --config=connect_four:long_gpu --config.time_limit_minutes="$MINUTES" \
+    --config.checkpoint_every_minutes=100 "${judge[@]}" "$@" 2>&1 | tee "$OUT/c23_$name.log"
+  cp "/tmp/c23_$name/metrics.jsonl" "$OUT/c23_${name}_metrics.jsonl" 2>/dev/null
+}
+arm preset
+arm gumbel_jl --config.search.policy=gumbel --config.selfplay.num_sampling_moves=42 \
+  --config.selfplay.random_opening_plies=2
+echo "=== done $(date +%T)"

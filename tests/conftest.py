@@ -14,6 +14,8 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 _XLA_FLAGS = os.environ.get("XLA_FLAGS", "")
 if "xla_backend_optimization_level" not in _XLA_FLAGS:  # the entry points tests start inherit it
@@ -28,3 +30,29 @@ if os.environ["ALPHAZERO_JAX_CACHE_DIR"].lower() not in ("off", "none", "0", "fa
 def pytest_unconfigure(config):
     if not hasattr(config, "workerinput") and os.environ.get("ALPHAZERO_JAX_TESTS_OWN_CACHE"):
         shutil.rmtree(os.environ["ALPHAZERO_JAX_CACHE_DIR"], ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _registries_as_they_were():
+    """What a test registers (a game, a network kind, a search policy, a loss term, a
+    target, a score) is gone after it: the schema, the catalogue and the CLI help of the
+    tests that follow in the same worker list the package's own and what their module
+    registered, whatever ran before them."""
+    from alphazero_jax import games, networks
+    from alphazero_jax.search import policies
+    from alphazero_jax.training import losses, scores, targets
+
+    tables = (
+        games._FACTORIES,
+        games._RECORDS,
+        networks._KINDS,
+        policies._POLICIES,
+        losses._TERMS,
+        targets._TARGETS,
+        scores._SCORES,
+    )
+    saved = [dict(table) for table in tables]
+    yield
+    for table, before in zip(tables, saved):
+        table.clear()
+        table.update(before)

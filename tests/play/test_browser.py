@@ -421,13 +421,16 @@ def nim_url():
     from alphazero_jax.play.routes import create_app
     from alphazero_jax.play.server_config import ServerConfig
 
-    if "nim" not in games.available():
+    registered = "nim" in games.available()
+    if not registered:
         path = pathlib.Path(__file__).parents[2] / "docs" / "tutorials" / "nim.py"
         spec = importlib.util.spec_from_file_location("tutorial_nim", path)
         nim = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(nim)
         games.register("nim", nim.make)
     yield from _serve(create_app(ServerConfig(agent_kinds=("random",), batch_sizes=(1,))))
+    if not registered:  # the later tests of this worker see the package's games only
+        del games._FACTORIES["nim"], games._RECORDS["nim"]
 
 
 def test_a_game_registered_outside_the_package_is_played_on_a_generic_grid(

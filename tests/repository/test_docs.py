@@ -231,12 +231,16 @@ def _keys(config, prefix: str = "") -> list[str]:
 
 
 def test_reference_pages__committed_as_the_package_says():
-    generated = _generated()
-    pages = generated.reference_pages()
-    for path, text in pages.items():
-        name = path.relative_to(ROOT)
-        assert path.exists(), f"{name} is missing: run make reference and commit it"
-        assert path.read_text() == text, f"{name} is stale: run make reference and commit it"
+    # In a process of its own: what the suite's tests register (a loss term of a test
+    # module, at collection) is not the package's and is on no page.
+    checked = subprocess.run(
+        [sys.executable, "-m", "docs._ext.generated", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    pages = _generated().reference_pages()
     committed = set((DOCS / "reference").glob("*.md"))
     assert committed == set(pages), f"pages of no game: {sorted(committed - set(pages))}"
     linked = set(

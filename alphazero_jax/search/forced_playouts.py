@@ -131,6 +131,20 @@ def tree_target(tree: mctx.Tree, *, c_puct: float, c_puct_base: float, forced_k:
     )
 
 
+def noisy_root(
+    root: mctx.RootFnOutput, invalid: Array, key: Array, *, alpha: float, fraction: float
+) -> mctx.RootFnOutput:
+    """``root`` with AlphaZero's Dirichlet noise mixed into its legal moves' prior
+    (Silver et al., 2018): ``(1 - fraction) P + fraction Dir(alpha)``; unchanged for
+    ``fraction`` 0. ``invalid``: bool[B, A], mctx's illegal moves."""
+    if not fraction:
+        return root
+    noise = jax.random.dirichlet(key, jnp.full(invalid.shape[-1], alpha), (invalid.shape[0],))
+    mixed = (1 - fraction) * jax.nn.softmax(root.prior_logits) + fraction * noise
+    logits = mctx_search.mask_logits(jnp.log(jnp.maximum(mixed, 1e-30)), ~invalid)
+    return root.replace(prior_logits=logits)
+
+
 def make_puct_forced(
     game: Game,
     apply_fn: Callable,
@@ -159,14 +173,9 @@ def make_puct_forced(
         noise_key, search_key, action_key = jax.random.split(key, 3)
         root = root_fn(variables, states)
         invalid = mctx_search._invalid_actions(game, states)
-        if dirichlet_fraction:  # AlphaZero's root noise, on the legal moves' prior
-            noise = jax.random.dirichlet(
-                noise_key, jnp.full(invalid.shape[-1], dirichlet_alpha), (invalid.shape[0],)
-            )
-            prior = jax.nn.softmax(root.prior_logits)
-            mixed = (1 - dirichlet_fraction) * prior + dirichlet_fraction * noise
-            logits = mctx_search.mask_logits(jnp.log(jnp.maximum(mixed, 1e-30)), ~invalid)
-            root = root.replace(prior_logits=logits)
+        root = noisy_root(
+            root, invalid, noise_key, alpha=dirichlet_alpha, fraction=dirichlet_fraction
+        )
         tree = mctx.search(
             params=variables,
             rng_key=search_key,

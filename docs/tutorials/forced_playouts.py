@@ -3,8 +3,8 @@ playouts and policy target pruning (Wu, 2019) on ``mctx.search``, with a switch 
 
 The package ships the rule as the policy ``puct_forced``
 (``alphazero_jax.search.forced_playouts``); this module assembles a policy from the same
-parts, as a variant would: the root noise and ``mctx.search`` are written out, the root's
-rule (``forced_root_selection``) and the pruned target (``tree_target``) are the package's,
+parts, as a variant would: ``mctx.search`` is written out, the root noise (``noisy_root``), the
+root's rule (``forced_root_selection``) and the pruned target (``tree_target``) are the package's,
 and ``prune=False`` keeps the raw visit counts as the policy target, to measure what the
 pruning buys.
 """
@@ -54,13 +54,9 @@ def make_forced_playouts(
         root = root_fn(variables, states)
         legal = jax.vmap(game.legal_action_mask)(states)
         invalid = ~legal & legal.any(axis=-1, keepdims=True)
-        noise = jax.random.dirichlet(
-            noise_key, jnp.full(legal.shape[-1], dirichlet_alpha), (legal.shape[0],)
+        root = forced_playouts.noisy_root(
+            root, invalid, noise_key, alpha=dirichlet_alpha, fraction=dirichlet_fraction
         )
-        prior = (1 - dirichlet_fraction) * jax.nn.softmax(root.prior_logits) + (
-            dirichlet_fraction * noise
-        )
-        root = root.replace(prior_logits=search.mask_logits(jnp.log(prior), ~invalid))
         tree = mctx.search(
             params=variables,
             rng_key=search_key,

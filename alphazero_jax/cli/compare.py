@@ -14,7 +14,10 @@ oracle for Tic-Tac-Toe, an anchor ladder for any game). Out come ``report.md``, 
 (``curves.csv``, ``curves.json``, ``curves_*.png``) with 95% intervals over seeds and
 positions, tables at equal time and equal iterations, and each arm's paired verdict against
 the first arm; the report is printed too. Rerunning the same command continues where it
-stopped; another plan for the same ``--output`` is refused (arms may be appended). A bad
+stopped; another plan for the same ``--output`` is refused (arms may be appended).
+``--report_only`` writes and prints the report of what ``--output`` holds so far, from its
+``plan.json`` (with ``--arm`` flags, those must be its plan), training and judging nothing:
+it reads a comparison that is running in another process. A bad
 flag or arm prints one line, ``error: ...``, and exits with status 2 (docs/compare.md).
 """
 
@@ -36,6 +39,14 @@ def main(argv: list[str]) -> None:
     from alphazero_jax.compare import arms, judges, report, runner
     from alphazero_jax.compare import plan as plans
 
+    if _FLAGS.report_only.value:
+        output = _FLAGS.output.value
+        try:
+            plan = compare_flags.saved_plan(output, _FLAGS)
+        except (arms.ArmError, ValueError) as error:
+            cli.fail(error)
+        print(report.write(output, plan, compare_flags.saved_ratings(output)))
+        return
     try:
         plan, game = compare_flags.read_plan(_FLAGS)
     except (arms.ArmError, ValueError) as error:

@@ -40,6 +40,12 @@ def define() -> types.SimpleNamespace:
         judge_seed=d.DEFINE_integer("judge_seed", 0, "The judges' randomness."),
         output=d.DEFINE_string("output", None, "The comparison's directory.", required=True),
         max_slices=d.DEFINE_integer("max_slices", 0, "Stop after this many slices (0: never)."),
+        report_only=d.DEFINE_bool(
+            "report_only",
+            False,
+            "Write and print the report of what --output holds so far (its plan.json), "
+            "training and judging nothing; safe while the comparison runs.",
+        ),
     )
 
 
@@ -152,6 +158,52 @@ def read_plan(holders: types.SimpleNamespace):
     return result, game
 
 
+def saved_plan(output: str, holders: types.SimpleNamespace | None = None):
+    """The plan kept in ``output`` (``--report_only``), which reads a comparison as far as
+    it has gone, also while it runs. With ``holders`` whose ``--arm`` flags are given, the
+    plan they make must be the saved one (or append arms to it: the report covers the
+    saved arms).
+
+    Raises:
+      ValueError: no comparison there, a plan.json that cannot be read, or flags of
+        another plan; one line.
+    """
+    import json
+
+    from alphazero_jax.compare import plan as plans
+
+    path = os.path.join(output, plans.PLAN_FILE)
+    if not os.path.isfile(path):
+        raise ValueError(
+            f"--report_only: expected a comparison's directory in --output, but {output} "
+            f"holds no {plans.PLAN_FILE}."
+        )
+    try:
+        with open(path) as file:
+            saved = json.load(file)
+        plan = plans.Plan.from_dict(saved)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"--report_only: {path} cannot be read as a plan ({error}).") from None
+    if holders is not None and holders.arm.value:
+        different = plans.check_same(saved, read_plan(holders)[0])
+        if different:
+            raise ValueError(different)
+    return plan
+
+
+def saved_ratings(output: str) -> dict[str, float] | None:
+    """The anchors' ratings kept in ``output``, None if they were never computed."""
+    import json
+
+    from alphazero_jax.compare import plan as plans
+
+    path = os.path.join(output, plans.ANCHORS_FILE)
+    if not os.path.exists(path):
+        return None
+    with open(path) as file:
+        return json.load(file)["ratings"]
+
+
 def _check_judging(plan, game) -> None:
     from alphazero_jax import agents
     from alphazero_jax.solvers import benchmark_sets
@@ -173,12 +225,10 @@ def anchor_ratings(output: str, plan, game) -> dict[str, float]:
     from alphazero_jax.compare import judges
     from alphazero_jax.compare import plan as plans
 
+    saved = saved_ratings(output)
+    if saved is not None:
+        return saved
     path = os.path.join(output, plans.ANCHORS_FILE)
-    if os.path.exists(path):
-        import json
-
-        with open(path) as file:
-            return json.load(file)["ratings"]
     print(f"Rating the anchors {', '.join(plan.anchors)} ({plan.anchor_games} games a pair)...")
     ratings, results = judges.anchor_ratings(
         game, plan.anchors, games_per_pair=plan.anchor_games, seed=plan.judge_seed

@@ -34,6 +34,13 @@ def test_compare__two_arms_two_seeds_resume_and_report(tmp_path):
     started = [r["unit"] for r in _slices(output) if "start" in r]
     assert started == ["base/seed0", "base/seed1"]  # the least-trained unit goes next
 
+    looked = _compare(f"--output={output}", "--report_only")  # its plan.json, nothing trained
+    assert looked.returncode == 0, looked.stderr[-2000:]
+    assert "optimal moves against minutes of training" in looked.stdout
+    assert "base " in looked.stdout and (output / "report.md").stat().st_size > 0
+    assert len(_slices(output)) == 4  # two slices, each a start and an end line: no more
+    assert not (output / "judged" / "fast").exists()
+
     second = _compare(f"--output={output}", *PLAN)
     assert second.returncode == 0, second.stderr[-2000:]
     started = [r["unit"] for r in _slices(output) if "start" in r]
@@ -82,6 +89,7 @@ def test_compare__two_arms_two_seeds_resume_and_report(tmp_path):
             ["--arm=a=tic_tac_toe:smoke", "--iterations=1", "--judges=ladder", "--anchors=x"],
             "Unknown agent spec 'x'",
         ),
+        (["--report_only"], "holds no plan.json"),
     ],
 )
 def test_compare__a_bad_flag_or_arm_is_one_line(tmp_path, arguments, said):

@@ -5,8 +5,10 @@ and returns a pure ``apply_fn`` together with the initial variables; no module o
 reaches the caller. ``register(name, make_module)`` adds a network of one's own (any Flax
 module whose output is policy logits, a value and named auxiliary outputs); the ResNet is
 the kind ``"resnet"`` (``make_resnet``, in ``networks.resnet`` with its layout;
-``make_network`` builds it). The value is from the point of view of the player to move, as
-are the observations. ``networks.outputs`` holds what a network returns (``NetworkOutput``).
+``make_network`` builds it), and ``"resnet_any_size"`` (``networks.any_size``) the same trunk
+with heads whose variables fit every board size of a game. The value is from the point of
+view of the player to move, as are the observations. ``networks.outputs`` holds what a
+network returns (``NetworkOutput``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
+from alphazero_jax.networks.any_size import make_any_size_resnet
 from alphazero_jax.networks.outputs import ApplyFn, NetworkOutput, Variables
 from alphazero_jax.networks.resnet import (
     ACTIVATIONS,
@@ -43,6 +46,7 @@ __all__ = [
     "factory",
     "flops_per_evaluation",
     "make",
+    "make_any_size_resnet",
     "make_apply_fn",
     "make_inference_apply_fn",
     "make_network",
@@ -55,7 +59,10 @@ __all__ = [
 
 
 # The network kinds: name -> factory ``make_module(game, **settings) -> flax.linen.Module``.
-_KINDS: dict[str, Callable[..., nn.Module]] = {"resnet": make_resnet}
+_KINDS: dict[str, Callable[..., nn.Module]] = {
+    "resnet": make_resnet,
+    "resnet_any_size": make_any_size_resnet,  # one set of variables for every board size
+}
 DEFAULT_KIND = "resnet"
 
 

@@ -153,15 +153,16 @@ def make_resnet(
     Raises:
       ValueError: for a setting out of range or not among the accepted names.
     """
-    _check_count("channels", channels, 1)
-    _check_count("blocks", blocks, 0)
-    _check_count("value_hidden", value_hidden, 1)
-    _check_choice("activation", activation, tuple(ACTIVATIONS))
-    _check_choice("normalization", normalization, NORMALIZATIONS)
-    _check_choice("compute_dtype", compute_dtype, COMPUTE_DTYPES)
-    for name, flag in (("reply_head", reply_head), ("score_head", score_head)):
-        if not isinstance(flag, bool):
-            raise ValueError(f"make_network: {name} must be True or False, got {flag!r}.")
+    _check_resnet_settings(
+        channels=channels,
+        blocks=blocks,
+        value_hidden=value_hidden,
+        activation=activation,
+        normalization=normalization,
+        compute_dtype=compute_dtype,
+        reply_head=reply_head,
+        score_head=score_head,
+    )
     return _ResNet(
         activation=activation,
         normalization=normalization,
@@ -213,6 +214,30 @@ def flops_per_evaluation(
         + value_hidden  # value output
     )
     return 2 * multiply_adds
+
+
+def _check_resnet_settings(
+    *,
+    channels,
+    blocks,
+    value_hidden,
+    activation,
+    normalization,
+    compute_dtype,
+    reply_head,
+    score_head,
+) -> None:
+    """Raises ValueError (one line) for a ResNet setting out of range or not accepted; the
+    ``"resnet_any_size"`` kind takes the same settings."""
+    _check_count("channels", channels, 1)
+    _check_count("blocks", blocks, 0)
+    _check_count("value_hidden", value_hidden, 1)
+    _check_choice("activation", activation, tuple(ACTIVATIONS))
+    _check_choice("normalization", normalization, NORMALIZATIONS)
+    _check_choice("compute_dtype", compute_dtype, COMPUTE_DTYPES)
+    for name, flag in (("reply_head", reply_head), ("score_head", score_head)):
+        if not isinstance(flag, bool):
+            raise ValueError(f"make_network: {name} must be True or False, got {flag!r}.")
 
 
 def _check_count(name: str, value: object, low: int) -> None:

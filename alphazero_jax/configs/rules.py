@@ -106,6 +106,10 @@ GAME_SETTINGS = Rule(
     lambda v: isinstance(v, dict | ml_collections.ConfigDict),
     "a dict of the game's settings, such as {'rows': 6, 'cols': 7}",
 )
+MIXED_BOARDS = list_of(
+    lambda x: isinstance(x, dict | ml_collections.ConfigDict),
+    "a list of dicts of the game's settings, such as ({'size': 5, 'walls': 3},)",
+)
 SPECS = list_of(
     lambda x: isinstance(x, str), "a list of agent specs such as ('random', 'minimax:2')"
 )

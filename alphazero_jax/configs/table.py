@@ -21,6 +21,7 @@ from alphazero_jax.configs.rules import (
     FRACTION,
     GAME_NAME,
     GAME_SETTINGS,
+    MIXED_BOARDS,
     MODULES,
     NETWORK_KIND,
     NON_NEGATIVE,
@@ -71,13 +72,26 @@ SETTINGS: dict[str, Any] = {
     "game": {
         "name": S("", GAME_NAME, "The game, by its registry name (``games.make``)."),
         "settings": S({}, GAME_SETTINGS, "The game's keyword arguments (``games.settings_of``)."),
+        "mixed": S(
+            (),
+            MIXED_BOARDS,
+            "Other boards of the same game that the network also learns on, each as the "
+            "settings that differ from ``settings``, e.g. ``({'size': 5, 'walls': 3},)`` "
+            "(as KataGo trains on mixed board sizes, Wu, 2019): self-play plays a batch on "
+            "each into its own replay memory, and ``learner.mixed_updates`` updates learn "
+            "from them. Needs a network whose variables fit every size (``network.kind="
+            "'resnet_any_size'``); evaluation and export play the main board.",
+            added_later=True,
+        ),
     },
     "network": {
         "kind": S(
             "resnet",
             NETWORK_KIND,
-            "The network, by its registry name: ``resnet`` (the keys below) or one's own "
-            "(``networks.register``; its factory's keyword settings replace them).",
+            "The network, by its registry name: ``resnet`` or ``resnet_any_size`` (the "
+            "keys below; the second's variables fit every board size, for ``game.mixed``) "
+            "or one's own (``networks.register``; its factory's keyword settings replace "
+            "them).",
             added_later=True,
         ),
         "channels": S(64, POSITIVE, "ResNet: channels of the residual tower."),
@@ -278,6 +292,14 @@ SETTINGS: dict[str, Any] = {
     "learner": {
         "batch_size": S(256, POSITIVE, "Positions per update, over all devices."),
         "updates_per_iteration": S(8, POSITIVE, "Optimiser updates after each self-play."),
+        "mixed_updates": S(
+            0,
+            NON_NEGATIVE,
+            "With ``game.mixed``: further updates an iteration on the other boards' "
+            "positions, the boards in turn, before those on the main board's (the learning "
+            "rate's schedule counts them too).",
+            added_later=True,
+        ),
         "optimizer": S("adam", one_of(*learner.OPTIMIZERS), "``adam``, or ``sgd`` with momentum."),
         "learning_rate": S(1e-3, POSITIVE_FLOAT, "The peak learning rate."),
         "schedule": S(
@@ -308,7 +330,7 @@ del _key
 # Sections whose keys follow a registry choice: section -> (the key that chooses, the keys
 # every choice has, the choices whose keys are the table's, the registry's settings).
 PLUGS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], Callable[[str], dict]]] = {
-    "network": ("kind", ("kind",), ("resnet",), networks.settings_of),
+    "network": ("kind", ("kind",), ("resnet", "resnet_any_size"), networks.settings_of),
     "search": (
         "policy",
         ("policy", *policies.COMMON, "play_c_puct"),

@@ -28,6 +28,12 @@ class Validated(NamedTuple):
 
     game: Game
     opponents: tuple[Agent, ...]  # the evaluation's baselines, its anchor first
+    mixed: tuple[Game, ...] = ()  # config.game.mixed: the other boards the network learns on
+
+
+def updates_per_iteration(config: ml_collections.ConfigDict) -> int:
+    """The learner's updates an iteration, the other boards' (``game.mixed``) included."""
+    return config.learner.updates_per_iteration + config.learner.get("mixed_updates", 0)
 
 
 def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> Validated:
@@ -54,7 +60,7 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> V
             f"config.replay.capacity={config.replay.capacity} must be at least "
             f"config.learner.batch_size={config.learner.batch_size}."
         )
-    total_steps = config.num_iterations * config.learner.updates_per_iteration
+    total_steps = config.num_iterations * updates_per_iteration(config)
     if config.learner.schedule == "cosine" and config.learner.warmup_steps >= total_steps:
         raise ConfigError(
             f"config.learner.warmup_steps={config.learner.warmup_steps} must be below the "
@@ -82,11 +88,36 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> V
             f"config.selfplay.num_moves={config.selfplay.num_moves} must be at least the "
             f"game's max_num_moves={game.max_num_moves}, so that every slot finishes a game."
         )
+    mixed = _check_mixed(config)
     try:
         _check_memory(config, game, num_devices)
     except memory.MemoryBoundError as error:
         raise ConfigError(str(error)) from None
-    return Validated(game=game, opponents=opponents)
+    return Validated(game=game, opponents=opponents, mixed=mixed)
+
+
+def mixed_settings(config: ml_collections.ConfigDict) -> tuple[dict, ...]:
+    """Each game of ``config.game.mixed`` as its full settings: the main game's, updated."""
+    main = dict(config.game.settings)
+    return tuple({**main, **dict(entry)} for entry in config.game.get("mixed", ()))
+
+
+def _check_mixed(config: ml_collections.ConfigDict) -> tuple[Game, ...]:
+    """The games of ``config.game.mixed``, checked with ``learner.mixed_updates``."""
+    entries, updates = mixed_settings(config), config.learner.get("mixed_updates", 0)
+    if bool(entries) != (updates > 0):
+        raise ConfigError(
+            f"config.game.mixed has {len(entries)} other boards and "
+            f"config.learner.mixed_updates={updates}: expected both or neither (the updates "
+            "an iteration on the other boards' positions)."
+        )
+    mixed = []
+    for index, entry in enumerate(entries):
+        try:
+            mixed.append(games.make(config.game.name, **entry))
+        except ValueError as error:
+            raise ConfigError(f"config.game.mixed[{index}]: {error}") from error
+    return tuple(mixed)
 
 
 def _check_memory(config: ml_collections.ConfigDict, game: Game, num_devices: int) -> None:

@@ -37,7 +37,11 @@ from alphazero_jax import networks, runs, search
 from alphazero_jax.configs import settings
 from alphazero_jax.training import evaluator, learner, losses, replay, scores, selfplay, session
 from alphazero_jax.training import targets as targets_lib
-from alphazero_jax.training.config_schema import ConfigError, validate_config
+from alphazero_jax.training.config_schema import (
+    ConfigError,
+    updates_per_iteration,
+    validate_config,
+)
 from alphazero_jax.training.run_logging import RunLogger
 from alphazero_jax.types import Array, Game
 
@@ -53,6 +57,14 @@ class TrainingState:
     key: Array  # uint32[2]: raw PRNG key data.
     iteration: Array  # int32[]: iterations completed.
     num_positions: Array  # int32[]: self-play positions generated so far.
+
+
+@struct.dataclass
+class MixedTrainingState(TrainingState):
+    """A run's state with other boards (``config.game.mixed``): a replay memory for each
+    (a run without them keeps ``TrainingState``, so that its checkpoints stay as they were)."""
+
+    mixed_replay: tuple[replay.ReplayBuffer, ...] = ()
 
 
 class Components(NamedTuple):
@@ -72,11 +84,12 @@ class Components(NamedTuple):
 
 
 def _selfplay_over_devices(
-    config, game, apply_fn, mesh: Mesh, *, num_simulations: int, score_fn=None
+    config, game, apply_fn, mesh: Mesh, *, num_simulations: int, score_fn=None, num_moves=None
 ):
     """Self-play with the batch split over the mesh: each device plays its share, every
     move searched with ``num_simulations`` (a stage's, ``_simulation_stages``) and, with
-    ``score_fn``, each game's final score recorded."""
+    ``score_fn``, each game's final score recorded; ``num_moves`` plies a call (None:
+    ``config.selfplay.num_moves``)."""
     num_devices = mesh.devices.size
     if config.selfplay.inference_dtype != "float32":
         apply_fn = networks.make_inference_apply_fn(
@@ -94,7 +107,7 @@ def _selfplay_over_devices(
         search_fn,
         policy=config.search.policy,
         batch_size=config.selfplay.batch_size // num_devices,
-        num_moves=config.selfplay.num_moves,
+        num_moves=config.selfplay.num_moves if num_moves is None else num_moves,
         num_sampling_moves=config.selfplay.num_sampling_moves,
         discount=config.search.discount,
         handicap_moves=config.selfplay.handicap_moves,
@@ -133,40 +146,60 @@ def _draw_key(key_data: Array) -> tuple[Array, jax.Array]:
     return jax.random.key_data(key), subkey
 
 
-def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
+def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh, *, mixed=()):
     """An iteration's two halves: ``(selfplay_fn, learn_fn, update_fn, end_fn)``.
 
     With simulation stages, each stage's self-play is compiled once, here, and
-    ``selfplay_fn`` calls the one of the state's iteration."""
+    ``selfplay_fn`` calls the one of the state's iteration. With other boards (``mixed``:
+    ``(game, apply_fn)`` pairs, ``config.game.mixed``), self-play also plays a batch on
+    each for its move cap's plies (``max_num_moves``: every slot finishes a game, and a
+    small board costs less), into its own replay memory, and the learner makes
+    ``config.learner.mixed_updates``
+    updates on their positions, the boards in turn, before its updates on the main board's."""
     aux_weights = tuple(config.learner.aux_weights.items())
     target_names = losses.targets_of(dict(aux_weights))
-    score_fn = scores.make(game) if "final_score" in target_names else None
     stages = _simulation_stages(config)
+    boards = ((game, apply_fn), *mixed)
     plays = [
-        _selfplay_over_devices(
-            config, game, apply_fn, mesh, num_simulations=sims, score_fn=score_fn
+        tuple(
+            _selfplay_over_devices(
+                config,
+                board,
+                board_apply_fn,
+                mesh,
+                num_simulations=sims,
+                score_fn=scores.make(board) if "final_score" in target_names else None,
+                num_moves=None if board is game else board.max_num_moves,
+            )
+            for board, board_apply_fn in boards
         )
         for _, sims in stages
     ]
-    update = learner.make_update(
-        apply_fn,
-        optimizer,
-        l2_weight=config.learner.l2_weight,
-        value_weight=config.learner.value_weight,
-        aux_weights=aux_weights,
-        schedule=schedule,
-    )
+    updates = [
+        learner.make_update(
+            board_apply_fn,
+            optimizer,
+            l2_weight=config.learner.l2_weight,
+            value_weight=config.learner.value_weight,
+            aux_weights=aux_weights,
+            schedule=schedule,
+        )
+        for _, board_apply_fn in boards
+    ]
+    update = updates[0]
     symmetries = game.symmetries if config.replay.augment else ()
     batch_sharding = NamedSharding(mesh, P(_BATCH_AXIS))
     num_updates = config.learner.updates_per_iteration
+    num_mixed_updates = config.learner.get("mixed_updates", 0) if mixed else 0
 
-    def play_half(play, state: TrainingState, play_variables: dict | None = None):
+    def play_half(play_set, state: TrainingState, play_variables: dict | None = None):
         """Self-play with ``play_variables`` (gating's best network) or, when None, the
-        network being trained; its positions go into the replay memory."""
+        network being trained; its positions go into the replay memory (each other
+        board's into its own)."""
         key_data, play_key = _draw_key(state.key)
         if play_variables is None:
             play_variables = state.learner.variables
-        trajectory = play(play_variables, play_key)
+        trajectory = play_set[0](play_variables, play_key)
         num_positions = trajectory.valid.sum().astype(jnp.int32)
         metrics = dict(_selfplay_metrics(trajectory), positions=num_positions)
         extra = targets_lib.compute(trajectory, target_names)
@@ -175,7 +208,17 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
             replay=replay.add_trajectory(state.replay, trajectory, extra),
             num_positions=state.num_positions + num_positions,
         )
-        return new_state, metrics
+        if len(play_set) == 1:
+            return new_state, metrics
+        memories, mixed_positions = [], jnp.int32(0)
+        for play, memory in zip(play_set[1:], state.mixed_replay, strict=True):
+            key_data, play_key = _draw_key(key_data)
+            other = play(play_variables, play_key)
+            extra = targets_lib.compute(other, target_names)
+            memories.append(replay.add_trajectory(memory, other, extra))
+            mixed_positions += other.valid.sum().astype(jnp.int32)
+        metrics["mixed_positions"] = mixed_positions
+        return new_state.replace(key=key_data, mixed_replay=tuple(memories)), metrics
 
     window_start = config.replay.window_start
 
@@ -201,7 +244,24 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
         means = jax.tree.map(lambda *values: jnp.mean(jnp.stack(values)), *metrics)
         return key_data, iteration + 1, means
 
+    def mixed_step(board, learner_state, buffer, key_data, index):
+        """An update on the other board ``board`` (1-based in ``boards``), from its memory."""
+        _, learn_key = _draw_key(key_data)
+        other = boards[board][0]
+        batch = replay.sample(
+            buffer,
+            jax.random.fold_in(learn_key, index),
+            batch_size=config.learner.batch_size,
+            symmetries=other.symmetries if config.replay.augment else (),
+        )
+        batch = jax.lax.with_sharding_constraint(batch, batch_sharding)
+        return updates[board](learner_state, batch)
+
     update_fn = jax.jit(update_step, donate_argnums=0)
+    mixed_fns = [
+        jax.jit(functools.partial(mixed_step, board), donate_argnums=0)
+        for board in range(1, len(boards))
+    ]
     end_fn = jax.jit(end)
     merge_fn = None
     if config.replay.merge_duplicates:  # once an iteration: the memory is the same for all K
@@ -209,7 +269,13 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
 
     def learn_half(state: TrainingState):
         """K updates, dispatched without waiting; the state's learner is consumed."""
-        learner_state, metrics = state.learner, []
+        learner_state, metrics, mixed_losses = state.learner, [], []
+        for index in range(num_mixed_updates):  # the other boards in turn, first
+            board = index % len(mixed_fns)
+            learner_state, step_metrics = mixed_fns[board](
+                learner_state, state.mixed_replay[board], state.key, num_updates + index
+            )
+            mixed_losses.append(step_metrics["loss"])
         extra = () if merge_fn is None else (merge_fn(state.replay, state.num_positions),)
         for index in range(num_updates):
             learner_state, step_metrics = update_fn(
@@ -217,9 +283,11 @@ def _make_iteration(config, game, apply_fn, schedule, optimizer, mesh: Mesh):
             )
             metrics.append(step_metrics)
         key, iteration, means = end_fn(state.key, state.iteration, metrics)
+        if mixed_losses:
+            means = dict(means, mixed_loss=jnp.mean(jnp.stack(mixed_losses)))
         return state.replace(learner=learner_state, key=key, iteration=iteration), means
 
-    halves = [jax.jit(functools.partial(play_half, play), donate_argnums=0) for play in plays]
+    halves = [jax.jit(functools.partial(play_half, pl), donate_argnums=0) for pl in plays]
     if len(halves) == 1:
         return halves[0], learn_half, update_fn, end_fn
 
@@ -251,7 +319,7 @@ def _make_schedule(config):
         learning_rate=config.learner.learning_rate,
         schedule=config.learner.schedule,
         warmup_steps=config.learner.warmup_steps,
-        total_steps=config.num_iterations * config.learner.updates_per_iteration,
+        total_steps=config.num_iterations * updates_per_iteration(config),
         decay_rate=config.learner.decay_rate,
         decay_steps=tuple(config.learner.decay_steps),
     )
@@ -281,24 +349,36 @@ def build(config: ml_collections.ConfigDict) -> Components:
     except ValueError as error:
         raise ConfigError(f"config.network: {error}") from None
     target_names = _check_loss_terms(config, game, apply_fn, variables)
+    mixed = tuple(
+        (other, _mixed_apply_fn(config, index, other, variables, net_key))
+        for index, other in enumerate(validated.mixed)
+    )
     schedule = _make_schedule(config)
     optimizer = learner.make_optimizer(schedule, name=config.learner.optimizer)
-    state = TrainingState(
-        learner=learner.init_train_state(variables, optimizer),
-        replay=replay.init(
+
+    def memory(board: Game) -> replay.ReplayBuffer:
+        return replay.init(
             capacity=config.replay.capacity,
-            observation_shape=game.observation_shape,
-            num_actions=game.num_actions,
-            targets=targets_lib.shapes(target_names, game.num_actions),
+            observation_shape=board.observation_shape,
+            num_actions=board.num_actions,
+            targets=targets_lib.shapes(target_names, board.num_actions),
             over_actions=tuple(n for n in target_names if targets_lib.get(n).over_actions),
-        ),
+        )
+
+    fields = dict(
+        learner=learner.init_train_state(variables, optimizer),
+        replay=memory(game),
         key=jax.random.key_data(run_key),
         iteration=jnp.int32(0),
         num_positions=jnp.int32(0),
     )
+    if mixed:
+        state = MixedTrainingState(**fields, mixed_replay=tuple(memory(g) for g, _ in mixed))
+    else:
+        state = TrainingState(**fields)
     state = jax.device_put(state, NamedSharding(mesh, P()))
     selfplay_fn, learn_fn, update_fn, end_fn = _make_iteration(
-        config, game, apply_fn, schedule, optimizer, mesh
+        config, game, apply_fn, schedule, optimizer, mesh, mixed=mixed
     )
     return Components(
         config=config,
@@ -311,6 +391,24 @@ def build(config: ml_collections.ConfigDict) -> Components:
         end_fn=end_fn,
         evaluator=_make_evaluator(config, game, apply_fn, validated.opponents),
     )
+
+
+def _mixed_apply_fn(config, index: int, other: Game, variables: dict, key: jax.Array):
+    """The network's apply function on the other board ``config.game.mixed[index]``;
+    ConfigError unless the main board's variables fit it as they are."""
+    try:
+        other_apply_fn, other_variables = runs.make_network(config, other, key=key)
+    except ValueError as error:
+        raise ConfigError(f"config.game.mixed[{index}]: {error}") from None
+    shapes = jax.tree.map(jnp.shape, variables)
+    if jax.tree.map(jnp.shape, other_variables) != shapes:
+        raise ConfigError(
+            f"config.game.mixed[{index}]: one network learns on every board, but network "
+            f"kind {config.network.get('kind', 'resnet')!r} has variables of other shapes on "
+            f"{dict(other.settings)} than on the main board; use network.kind="
+            "'resnet_any_size' (or a kind of one's own whose variables fit every size)."
+        )
+    return other_apply_fn
 
 
 def _check_loss_terms(config, game, apply_fn, variables) -> tuple[str, ...]:

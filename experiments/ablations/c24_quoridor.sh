@@ -21,7 +21,12 @@
 # - `merge`: duplicate positions in the replay memory merged, their targets averaged
 #   (Clausen, 2020);
 # - `reply`: the opponent-reply auxiliary head (Wu, 2019; Clausen, 2020);
-# - `stages` (9x9): a simulation budget rising during training (Wu T.-R. et al., 2023).
+# - `stages` (9x9): a simulation budget rising during training (Wu T.-R. et al., 2023);
+# - `anysize` (9x9): the network whose heads fit every board size (networks.any_size), the
+#   control of `mixed`;
+# - `mixed` (9x9): that network also learning on 5x5 and 7x7 boards, each iteration a batch
+#   of games on each and 16 updates on their positions (game.mixed; as KataGo trains on
+#   mixed sizes, Wu, 2019); the small boards cost a fraction of a 9x9 game.
 set -euo pipefail
 STAGE="${1:?give the stage: 5x5 or 9x9}"
 shift
@@ -51,6 +56,8 @@ case "$STAGE" in
         --arm="wider=$PRESET network.channels=64 network.blocks=4 network.value_hidden=64" \
         --arm="games=$PRESET selfplay.batch_size=64" \
         --arm="stages=$PRESET selfplay.simulation_stages=((0,16),(60,32))" \
+        --arm="anysize=$PRESET network.kind=resnet_any_size" \
+        --arm="mixed=$PRESET network.kind=resnet_any_size learner.mixed_updates=16 game.mixed=\"({'size':5,'walls':3},{'size':7,'walls':6})\"" \
         "$@"
     ;;
 *)

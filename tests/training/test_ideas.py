@@ -4,6 +4,7 @@ and score heads and their loss terms, each game's final score, duplicate merging
 replay memory, forced playouts with policy target pruning, and the rising simulation
 budget."""
 
+import json
 import math
 
 import jax
@@ -13,7 +14,7 @@ import ml_collections
 import numpy as np
 import pytest
 
-from alphazero_jax import games, networks, search
+from alphazero_jax import configs, games, networks, search
 from alphazero_jax.configs import settings
 from alphazero_jax.search import forced_playouts
 from alphazero_jax.training import losses, replay, scores, selfplay, targets, train
@@ -336,3 +337,44 @@ def test_settings__the_ideas_are_off_by_default():
     assert dict(config.learner.aux_weights) == {}
     assert config.search.policy == "puct"
     assert "puct_forced" in search.policies.available()
+
+
+def _mixed_smoke(num_iterations):
+    """Tic-Tac-Toe's smoke run on 3x3, learning on 4x4 boards (3 in a row) beside it."""
+    config = configs.get_config("tic_tac_toe", "smoke")
+    config.network.kind = "resnet_any_size"
+    config.game.mixed = ({"rows": 4, "cols": 4},)
+    config.learner.mixed_updates = 3
+    config.num_iterations = num_iterations
+    return config
+
+
+def test_mixed_boards__self_play_on_each_board_one_network_learns_and_resumes_exactly(tmp_path):
+    """Wu (2019): KataGo trains one network on mixed board sizes. Each iteration plays a
+    batch on the other board into its own replay memory, and the learner makes
+    mixed_updates updates on it besides its own; a resumed run is the same as a straight one."""
+    straight = train.train_and_evaluate(_mixed_smoke(2), str(tmp_path / "a"))
+    train.train_and_evaluate(_mixed_smoke(1), str(tmp_path / "b"))
+    resumed = train.train_and_evaluate(_mixed_smoke(2), str(tmp_path / "b"))
+    leaves_a, leaves_b = jax.tree.leaves(straight), jax.tree.leaves(resumed)
+    assert len(leaves_a) == len(leaves_b)
+    for x, y in zip(leaves_a, leaves_b, strict=True):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    (other,) = resumed.mixed_replay
+    assert other.observation.shape[1:] == (4, 4, 2) and resumed.replay.observation.shape[1:3] == (
+        3,
+        3,
+    )
+    config = _mixed_smoke(2)
+    assert int(resumed.learner.step) == 2 * (config.learner.updates_per_iteration + 3)
+    records = [
+        json.loads(line) for line in (tmp_path / "b" / "metrics.jsonl").read_text().splitlines()
+    ]
+    assert all(r["mixed_positions"] > 0 and math.isfinite(r["mixed_loss"]) for r in records)
+    assert int(other.size) == sum(r["mixed_positions"] for r in records)
+
+
+def test_mixed_boards__off_by_default_and_the_state_stays_as_it_was():
+    config = settings.base_config()
+    assert tuple(config.game.mixed) == () and config.learner.mixed_updates == 0
+    assert "mixed_replay" not in train.TrainingState.__dataclass_fields__

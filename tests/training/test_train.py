@@ -59,6 +59,16 @@ def _assert_same_tree(a, b):
             {"selfplay.full_search_probability": 0.25},
             r"config\.selfplay\.fast_simulations=0 must be from 1 to below",
         ),
+        ({"learner.mixed_updates": 2}, r"config\.game\.mixed has 0 other boards and"),
+        ({"game.mixed": ({"rows": 4, "cols": 4},)}, r"mixed_updates=0: expected both"),
+        (
+            {"game.mixed": ({"rows": 2},), "learner.mixed_updates": 1},
+            r"config\.game\.mixed\[0\]: .*rows must be",
+        ),
+        (
+            {"game.mixed": ({"rows": 4, "cols": 4},), "learner.mixed_updates": 1},
+            r"network kind 'resnet' has variables of other shapes .* use network\.kind=",
+        ),
     ],
 )
 def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, message):

@@ -29,7 +29,7 @@ import jax
 import jax.numpy as jnp
 
 from alphazero_jax.networks.outputs import NetworkOutput
-from alphazero_jax.networks.resnet import _check_resnet_settings, _Layers, _ResidualBlock
+from alphazero_jax.networks.resnet import _check_resnet_settings, _Tower
 from alphazero_jax.types import Array, Game
 
 # The action layout of each built-in game, by its registry name.
@@ -65,26 +65,16 @@ def _pooled(x: Array) -> Array:
     return jnp.concatenate([x.mean(axis=(1, 2)), soft_max], axis=-1)
 
 
-class _AnySizeResNet(_Layers):
+class _AnySizeResNet(_Tower):
     layout: str
     num_actions: int
-    channels: int
-    blocks: int
     value_hidden: int
     reply_head: bool = False
     score_head: bool = False
 
     @nn.compact
     def __call__(self, observations: Array, train: bool) -> NetworkOutput:
-        settings = {
-            "activation": self.activation,
-            "normalization": self.normalization,
-            "compute_dtype": self.compute_dtype,
-        }
-        x = self.conv(self.channels, 3, "stem_conv")(observations)
-        x = self.act(self.norm(x, train, "stem_norm"))
-        for index in range(self.blocks):
-            x = _ResidualBlock(**settings, channels=self.channels, name=f"block_{index}")(x, train)
+        x = self.tower(observations, train)
         logits = self._policy(x, observations, train, "policy")
         value = self._scalar(x, train, "value")
         aux = {}

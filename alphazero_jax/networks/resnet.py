@@ -77,26 +77,37 @@ class _ResidualBlock(_Layers):
         return self.act(x + y)
 
 
-class _ResNet(_Layers):
-    num_actions: int
+class _Tower(_Layers):
+    """The residual tower's fields and its layers, built inline by ``tower`` (called from a
+    subclass's compact ``__call__``, so its variables sit at the top of the tree:
+    ``stem_conv``, ``stem_norm``, ``block_0``, ...)."""
+
     channels: int
     blocks: int
+
+    def tower(self, observations: Array, train: bool) -> Array:
+        settings = {
+            "activation": self.activation,
+            "normalization": self.normalization,
+            "compute_dtype": self.compute_dtype,
+        }
+        x = self.conv(self.channels, 3, "stem_conv")(observations)
+        x = self.act(self.norm(x, train, "stem_norm"))
+        for index in range(self.blocks):
+            x = _ResidualBlock(**settings, channels=self.channels, name=f"block_{index}")(x, train)
+        return x
+
+
+class _ResNet(_Tower):
+    num_actions: int
     value_hidden: int
     reply_head: bool = False
     score_head: bool = False
 
     @nn.compact
     def __call__(self, observations: Array, train: bool) -> NetworkOutput:
-        settings = {
-            "activation": self.activation,
-            "normalization": self.normalization,
-            "compute_dtype": self.compute_dtype,
-        }
         dense_dtype = jnp.dtype(self.compute_dtype)
-        x = self.conv(self.channels, 3, "stem_conv")(observations)
-        x = self.act(self.norm(x, train, "stem_norm"))
-        for index in range(self.blocks):
-            x = _ResidualBlock(**settings, channels=self.channels, name=f"block_{index}")(x, train)
+        x = self.tower(observations, train)
 
         p = self.act(self.norm(self.conv(2, 1, "policy_conv")(x), train, "policy_norm"))
         p = p.reshape(p.shape[0], -1)

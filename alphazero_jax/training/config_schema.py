@@ -90,7 +90,7 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> V
         )
     mixed = _check_mixed(config)
     try:
-        _check_memory(config, game, num_devices)
+        _check_memory(config, game, num_devices, mixed)
     except memory.MemoryBoundError as error:
         raise ConfigError(str(error)) from None
     return Validated(game=game, opponents=opponents, mixed=mixed)
@@ -120,13 +120,21 @@ def _check_mixed(config: ml_collections.ConfigDict) -> tuple[Game, ...]:
     return tuple(mixed)
 
 
-def _check_memory(config: ml_collections.ConfigDict, game: Game, num_devices: int) -> None:
+def _check_memory(
+    config: ml_collections.ConfigDict, game: Game, num_devices: int, mixed: tuple = ()
+) -> None:
     """Each size that allocates, against this machine's memory (``memory.budget_bytes``):
-    the replay memory (one copy per device, bfloat16), self-play's search trees and
-    trajectory, and the learner's batch (its network's activations, kept for the gradient)."""
+    the replay memory (one copy per device, bfloat16; one more of the capacity for each
+    other board of ``mixed``), self-play's search trees and trajectory, and the learner's
+    batch (its network's activations, kept for the gradient)."""
     height, width, channels = game.observation_shape
     cells, actions = height * width, game.num_actions
-    sample = 2 * (cells * channels + actions + 1)  # bfloat16 observation, policy, value
+
+    def sample_bytes(board: Game) -> int:  # bfloat16 observation, policy, value
+        rows, cols, planes = board.observation_shape
+        return 2 * (rows * cols * planes + board.num_actions + 1)
+
+    sample = sum(sample_bytes(board) for board in (game, *mixed))
     memory.check(
         f"config.replay.capacity={config.replay.capacity:,}|for the replay memory "
         f"({num_devices} cop{'ies' if num_devices > 1 else 'y'}, one per device)",

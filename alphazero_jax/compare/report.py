@@ -148,17 +148,26 @@ def compare_at(plan, points, ratings, axis: str, x: float, slack: float) -> Comp
     return Comparison(axis, x, rows)
 
 
-def verdict(row: dict, reference: str) -> str:
-    """One line: the arm against the reference, its difference, interval and p-value."""
+def judgement(row: dict) -> str | None:
+    """``"better than"``, ``"worse than"`` or ``"not distinguishable from"`` the reference
+    (better or worse: p < SIGNIFICANCE and the interval excludes 0); None without a test."""
     paired = row.get("paired")
     if paired is None:
-        return ""
+        return None
     difference, (low, high), p = paired["difference"], paired["interval"], paired["p_value"]
     improves = difference < 0 if row["better"] == "lower" else difference > 0
     if p < SIGNIFICANCE and (low > 0 or high < 0):
-        word = "better than" if improves else "worse than"
-    else:
-        word = "not distinguishable from"
+        return "better than" if improves else "worse than"
+    return "not distinguishable from"
+
+
+def verdict(row: dict, reference: str) -> str:
+    """One line: the arm against the reference, its difference, interval and p-value."""
+    word = judgement(row)
+    if word is None:
+        return ""
+    paired = row["paired"]
+    difference, (low, high), p = paired["difference"], paired["interval"], paired["p_value"]
     what = "mean game score " if row["measure"] == judging.LADDER else ""
     return (
         f"{row['arm']} {word} {reference}: {what}{difference:+.1%} [{low:+.1%}, {high:+.1%}], "
@@ -189,6 +198,38 @@ def table(comparison: Comparison, reference: str) -> str:
             f"| {name} | {row['arm']} | {interval} | {row['iterations']} | {row['minutes']} "
             f"| {verdict(row, reference)} |"
         )
+    return "\n".join(lines)
+
+
+_MARKS = {"better than": " (better)", "worse than": " (worse)"}
+
+
+def _chance(comparison: Comparison) -> str:
+    """How many of the table's marks chance alone would make, were no arm different."""
+    tests = sum("paired" in row for row in comparison.rows)
+    return f"{tests} tests: about {tests * SIGNIFICANCE:.1f} marks by chance alone"
+
+
+def arm_table(comparison: Comparison) -> str:
+    """Markdown: a row per arm and a column per measure at ``comparison``'s point, each value
+    marked ``(better)`` or ``(worse)`` where the paired test says so against the first arm
+    (``table`` has the intervals and tests)."""
+    names = list(dict.fromkeys(r["measure"] for r in comparison.rows))
+    found = {(r["arm"], r["measure"]): r for r in comparison.rows}
+    lines = [
+        "| arm | iterations | minutes | " + " | ".join(names) + " |",
+        "| --- | ---: | ---: | " + " | ".join("---:" for _ in names) + " |",
+    ]
+    for arm in dict.fromkeys(r["arm"] for r in comparison.rows):
+        first = next(r for r in comparison.rows if r["arm"] == arm)
+        cells = []
+        for name in names:
+            row = found.get((arm, name))
+            mark = _MARKS.get(judgement(row) or "", "") if row else ""
+            cells.append(f"{_value(name, row['value'])}{mark}" if row else "")
+        iterations = "/".join(map(str, first["iterations"]))
+        minutes = "/".join(f"{m:.3g}" for m in first["minutes"])
+        lines.append(f"| {arm} | {iterations} | {minutes} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -257,6 +298,11 @@ def write(output: str, plan: plans.Plan, ratings: dict | None) -> str:
             f"# Comparison: {', '.join(a.name for a in plan.arms)} on seeds "
             f"{', '.join(map(str, plan.seeds))}, {plan.budget.describe()} each",
             curve_text(rows),
+            f"Each arm at equal training time, {comparisons[0].x:.3g} minutes, marked where "
+            f"the paired test against {reference} finds it better or worse ("
+            + _chance(comparisons[0])
+            + "):\n\n"
+            + arm_table(comparisons[0]),
             *(table(c, reference) for c in comparisons),
             "Figures: " + ", ".join(figures),
         ]

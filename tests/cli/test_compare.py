@@ -3,6 +3,7 @@ stopped after two slices and run again (it goes on, redoing nothing), and its re
 
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -57,6 +58,8 @@ def test_compare__two_arms_two_seeds_resume_and_report(tmp_path):
     report = second.stdout
     assert "optimal moves against minutes of training" in report
     assert "At equal training time" in report and "At equal iterations: 2 iterations" in report
+    assert "Each arm at equal training time" in report
+    assert re.search(r"^\| fast \| [12]/[12] \| ", report, re.MULTILINE)  # iterations per seed
     assert "exact sign/McNemar p = " in report and "fast " in report
     for name in ("curves.csv", "curves.json", "report.md", "curves_optimal_moves.png"):
         assert (output / name).stat().st_size > 0

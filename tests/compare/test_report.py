@@ -60,3 +60,19 @@ def test_compare_at__equal_iterations_and_a_significant_verdict():
     (_, idea) = report.compare_at(PLAN, many, None, "iteration", 1, 0.0).rows
     assert idea["paired"]["p_value"] == pytest.approx(2 / 4096)  # 12 of 12 one way
     assert report.verdict(idea, "base").startswith("idea better than base: -100.0%")
+
+
+def test_arm_table__a_row_per_arm_marked_where_the_test_says():
+    many = {
+        ("base", 0): [_point(1, 1.0, "1" * 12)],
+        ("idea", 0): [_point(1, 1.25, "0" * 12)],
+    }
+    compared = report.compare_at(PLAN, many, None, "iteration", 1, 0.0)
+    assert report.judgement(compared.rows[0]) is None  # the reference has no test
+    assert report.judgement(compared.rows[1]) == "better than"
+    assert report.arm_table(compared).splitlines() == [
+        "| arm | iterations | minutes | Middle-Medium |",
+        "| --- | ---: | ---: | ---: |",
+        "| base | 1 | 1 | 100.0% |",
+        "| idea | 1 | 1.25 | 0.0% (better) |",
+    ]

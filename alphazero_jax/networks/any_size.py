@@ -19,7 +19,8 @@ trunk's features where the actions are, instead of a dense layer over the flatte
 
 The reply head has the policy head's layout and the score head the value head's, each with
 weights of its own, as in ``"resnet"``. A game whose actions have none of these layouts is
-refused in one line; a network of one's own for it goes through ``networks.register``.
+refused in one line: a game of one's own whose actions have one of these layouts says so
+with ``register_layout``; any other goes through ``networks.register``.
 """
 
 from __future__ import annotations
@@ -32,13 +33,31 @@ from alphazero_jax.networks.outputs import NetworkOutput
 from alphazero_jax.networks.resnet import _check_resnet_settings, _Tower
 from alphazero_jax.types import Array, Game
 
-# The action layout of each built-in game, by its registry name.
+# The action layout of each game, by its registry name (``register_layout`` adds one's own).
 LAYOUTS = {
     "tic_tac_toe": "cells",
     "othello": "cells_and_pass",
     "connect_four": "columns",
     "quoridor": "quoridor",
 }
+KINDS_OF_LAYOUT = ("cells", "cells_and_pass", "columns", "quoridor")
+
+
+def register_layout(game_name: str, layout: str) -> None:
+    """Says that a game of one's own (``games.register``) lays its actions out as one of
+    ``KINDS_OF_LAYOUT``: ``"cells"`` (an action per cell, row by row), ``"cells_and_pass"``
+    (then a pass), ``"columns"`` (an action per column), ``"quoridor"``; then
+    ``resnet_any_size`` builds for it. A layout of another shape needs a network kind of
+    its own (``networks.register``).
+
+    Raises:
+      ValueError: a layout not among ``KINDS_OF_LAYOUT``; one line.
+    """
+    if layout not in KINDS_OF_LAYOUT:
+        raise ValueError(
+            f"An action layout must be one of {', '.join(KINDS_OF_LAYOUT)}, got {layout!r}."
+        )
+    LAYOUTS[game_name] = layout
 
 
 def _expected_actions(layout: str, height: int, width: int, num_actions: int) -> bool:
@@ -164,8 +183,8 @@ def make_any_size_resnet(
         raise ValueError(
             f"Network kind 'resnet_any_size' knows the action layouts of "
             f"{', '.join(sorted(LAYOUTS))}, not that of {game.name!r} ({game.num_actions} "
-            f"actions on a {height}x{width} board); register a network of its own "
-            "(networks.register)."
+            f"actions on a {height}x{width} board); give it one (networks.any_size."
+            "register_layout) or register a network of its own (networks.register)."
         )
     return _AnySizeResNet(
         activation=activation,

@@ -88,3 +88,18 @@ def test_any_size__takes_the_resnet_s_settings():
     assert networks.settings_of("resnet_any_size") == networks.settings_of("resnet")
     with pytest.raises(ValueError, match="channels must be an integer >= 1, got 0"):
         networks.make(games.make("tic_tac_toe"), kind="resnet_any_size", channels=0)
+
+
+def test_any_size__a_game_of_one_s_own_registers_its_layout(monkeypatch):
+    from alphazero_jax.networks import any_size
+
+    game = games.make("tic_tac_toe", rows=4, cols=4)._replace(name="my_grid")
+    with pytest.raises(ValueError, match="register_layout"):
+        networks.make(game, kind="resnet_any_size", **SMALL)
+    monkeypatch.setattr(any_size, "LAYOUTS", dict(any_size.LAYOUTS))  # restored afterwards
+    any_size.register_layout("my_grid", "cells")
+    apply_fn, variables = networks.make(game, kind="resnet_any_size", **SMALL)
+    output, _ = apply_fn(variables, jnp.zeros((1, *game.observation_shape)))
+    assert output.logits.shape == (1, 16)
+    with pytest.raises(ValueError, match=r"must be one of cells, .* got 'hexes'"):
+        any_size.register_layout("my_grid", "hexes")

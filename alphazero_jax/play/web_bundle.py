@@ -3,7 +3,7 @@ page's search needs, so that the page plays it in a browser with no Python behin
 
 A bundle is two files named by the agent's key (``pretrained.key_of``):
 
-- ``<key>.onnx``: the network (``onnx_network.resnet_to_onnx``);
+- ``<key>.onnx``: the network (``onnx_network.network_to_onnx``);
 - ``<key>.json``: the game and its settings, the network's input and output shapes, and the
   search as the agent plays it (``search.search_settings(..., play=True)``: no root noise,
   ``play_c_puct`` as PUCT's constant), with how the move is read from it (``choice``: the
@@ -74,15 +74,14 @@ def write_bundle(
     with the two files' sizes in bytes added (``onnx_bytes``, ``json_bytes``).
 
     Raises:
-      ValueError: the network is not the built-in ResNet (``onnx_network.check_exportable``).
+      ValueError: the network has no ONNX writer (``onnx_network.check_exportable``).
     """
     folder.mkdir(parents=True, exist_ok=True)
     described = describe(run, num_simulations=num_simulations)
-    model = onnx_network.resnet_to_onnx(
+    model = onnx_network.network_to_onnx(
         jax.device_get(run.variables),
         run.config.network.to_dict(),
-        observation_shape=tuple(run.game.observation_shape),
-        num_actions=run.game.num_actions,
+        run.game,
         name=described["key"],
     )
     onnx_path = folder / f"{described['key']}.onnx"

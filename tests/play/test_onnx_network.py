@@ -1,6 +1,7 @@
 """The ONNX export of the networks (alphazero_jax/play/onnx_network.py, web_bundle.py): ONNX
-Runtime computes what JAX computes, for every shipped agent, and another network is refused
-in one line."""
+Runtime computes what JAX computes, for every shipped agent and for ``resnet_any_size`` on
+every game's action layout and several board sizes, and another network is refused in one
+line."""
 
 import json
 import subprocess
@@ -37,11 +38,8 @@ def test_shipped_agents__are_the_six_the_page_offers():
 def test_onnx_network__agrees_with_jax_on_random_observations(key):
     game = _game_of(key)
     run = pretrained.load(game)
-    model = onnx_network.resnet_to_onnx(
-        jax.device_get(run.variables),
-        run.config.network.to_dict(),
-        observation_shape=game.observation_shape,
-        num_actions=game.num_actions,
+    model = onnx_network.network_to_onnx(
+        jax.device_get(run.variables), run.config.network.to_dict(), game
     )
     rng = np.random.default_rng(0)
     # Uniform noise and the 0/1 planes of real positions (their first planes are stones).
@@ -73,14 +71,73 @@ def test_onnx_network__agrees_with_jax_for_the_other_settings(settings):
     game = games.make("tic_tac_toe")
     network = {"channels": 8, "blocks": 1, "value_hidden": 8, **settings}
     apply_fn, variables = networks.make(game, **network, key=jax.random.key(3))
-    model = onnx_network.resnet_to_onnx(
-        variables, network, observation_shape=(3, 3, 2), num_actions=9
-    )
+    model = onnx_network.network_to_onnx(variables, network, game)
     observations = np.random.default_rng(1).random((4, 3, 3, 2)).astype(np.float32)
     expected, _ = apply_fn(variables, observations)
     logits, value = _session(model).run(None, {"observations": observations})
     np.testing.assert_allclose(logits, expected.logits, rtol=0, atol=1e-5)
     np.testing.assert_allclose(value, expected.value, rtol=0, atol=1e-5)
+
+
+def _with_moved_statistics(variables, seed):
+    """``variables`` with every batch norm's running mean and variance drawn at random, so
+    that folding them into the convolutions is tested (a new network's are 0 and 1)."""
+    rng = np.random.default_rng(seed)
+
+    def draw(path, x):
+        name = jax.tree_util.keystr(path)
+        if name.endswith("['mean']"):
+            return rng.normal(0.0, 0.5, x.shape).astype(np.float32)
+        if name.endswith("['var']"):
+            return rng.uniform(0.5, 2.0, x.shape).astype(np.float32)
+        return np.asarray(x)
+
+    return {
+        "params": jax.tree_util.tree_map(np.asarray, variables["params"]),
+        "batch_stats": jax.tree_util.tree_map_with_path(draw, variables["batch_stats"]),
+    }
+
+
+@pytest.mark.parametrize(
+    ("game_name", "settings", "network"),
+    [
+        ("tic_tac_toe", {}, {}),  # cells
+        ("tic_tac_toe", {"rows": 4, "cols": 5, "connect": 3}, {"activation": "leaky_relu"}),
+        ("othello", {"size": 6}, {}),  # cells and a pass
+        ("connect_four", {}, {}),  # columns
+        ("connect_four", {"rows": 5, "cols": 4}, {"normalization": "none"}),
+        ("quoridor", {"size": 5, "walls": 3}, {}),  # pawn moves and grooves
+        ("quoridor", {"size": 9, "walls": 10}, {"reply_head": True, "score_head": True}),
+    ],
+)
+def test_onnx_network__resnet_any_size_agrees_with_jax(game_name, settings, network):
+    game = games.make(game_name, **settings)
+    network = {"kind": "resnet_any_size", "channels": 8, "blocks": 1, "value_hidden": 8, **network}
+    apply_fn, variables = networks.make(game, **network, key=jax.random.key(5))
+    if "batch_stats" in variables:
+        variables = _with_moved_statistics(variables, seed=len(game_name))
+    model = onnx_network.network_to_onnx(variables, network, game)
+    rng = np.random.default_rng(2)
+    observations = rng.random((6, *game.observation_shape)).astype(np.float32)
+    # Quoridor's plane 0 is the mover's pawn: one square, as in a real position.
+    if game_name == "quoridor":
+        observations[..., 0] = 0
+        observations[np.arange(6), rng.integers(0, 5, 6), rng.integers(0, 5, 6), 0] = 1
+    expected, _ = apply_fn(variables, observations)
+    logits, value = _session(model).run(None, {"observations": observations})
+    assert logits.shape == (6, game.num_actions) and value.shape == (6,)
+    np.testing.assert_allclose(logits, expected.logits, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(value, expected.value, rtol=0, atol=1e-5)
+
+
+def test_onnx_network__refuses_resnet_any_size_of_a_game_without_a_layout():
+    game = games.make("tic_tac_toe")
+    network = {"kind": "resnet_any_size", "channels": 4, "blocks": 0, "value_hidden": 4}
+    _, variables = networks.make(game, **network, key=jax.random.key(0))
+    nameless = game._replace(name="my_game")  # a game of one's own, no register_layout
+    with pytest.raises(ValueError, match="needs the action layout of 'my_game'") as info:
+        onnx_network.network_to_onnx(variables, network, nameless)
+    assert "\n" not in str(info.value)
 
 
 def test_check_exportable__refuses_another_network_kind_in_one_line():

@@ -81,10 +81,17 @@ def is_done(budget: Budget, *, iteration: int, num_iterations: int, seconds: flo
 def slice_minutes(
     budget: Budget, *, slice_minutes: float, seconds: float, overhead_seconds: float
 ) -> float:
-    """The time limit of a unit's next slice: ``slice_minutes``, or less where a budget in
-    minutes has less left (the rest, plus what the last slice spent outside training:
-    starting, compiling, saving)."""
+    """The time limit of a unit's next slice, in minutes of the clock.
+
+    With a budget in minutes, the slice takes the unit's training time to the next multiple
+    of ``slice_minutes`` after the one nearest its time now (at most to the budget), plus
+    what its last slice spent outside training (starting, compiling, saving). So every
+    unit's slices end at about the same minutes of training, 5, 10, 15, ... for slices of
+    5, and a report read halfway sets checkpoints of the same age against each other, where
+    slices of a fixed clock time would drift apart by each arm's compiling. Without one,
+    ``slice_minutes``."""
     if not budget.minutes:
         return slice_minutes
-    left = max(budget.minutes * 60 - seconds, 0.0) + max(overhead_seconds, 0.0)
-    return min(slice_minutes, left / 60)
+    step = slice_minutes * 60
+    target = min((round(seconds / step) + 1) * step, budget.minutes * 60)
+    return (max(target - seconds, 0.0) + max(overhead_seconds, 0.0)) / 60

@@ -85,9 +85,29 @@ def test_training_seconds__a_slice_first_iteration_counts_at_the_median_of_the_o
 
 def test_slice_minutes__a_minute_budget_gives_the_rest_plus_the_last_slice_overhead():
     budget = timing.Budget(minutes=10)
-    assert timing.slice_minutes(budget, slice_minutes=3, seconds=60, overhead_seconds=0) == 3
     left = timing.slice_minutes(budget, slice_minutes=3, seconds=540, overhead_seconds=30)
     assert left == pytest.approx(1.5)  # 60 s left + 30 s of start and compile
+
+
+@pytest.mark.parametrize(
+    ("seconds", "overhead", "expected"),
+    [
+        (0, 0, 5),  # the first slice
+        (270, 30, 5.5 + 0.5),  # 4.5 minutes trained (the first slice compiled): on to 10
+        (864, 30, 5.6 + 0.5),  # 14.4 minutes: on to 20, not 19.4
+        (900, 20, 5 + 20 / 60),  # exactly 15: on to 20
+        (744, 0, 2.6),  # 12.4 minutes, nearer 10 than 15: on to 15
+        (1680, 30, 2 + 0.5),  # 28 minutes: on to the budget's 30, not 35
+    ],
+)
+def test_slice_minutes__slices_end_at_multiples_of_the_slice_in_training_time(
+    seconds, overhead, expected
+):
+    budget = timing.Budget(minutes=30)
+    limit = timing.slice_minutes(
+        budget, slice_minutes=5, seconds=seconds, overhead_seconds=overhead
+    )
+    assert limit == pytest.approx(expected)
     assert timing.slice_minutes(timing.Budget(iterations=5), slice_minutes=3, seconds=1e9,
                                 overhead_seconds=0) == 3  # fmt: skip
 

@@ -1,0 +1,68 @@
+# The arms of C23 (issue 62), sourced by c23_screen.sh and c23_hour.sh: each idea of the
+# literature (docs/training.md, "Ideas from the literature") and each of the hour's own knobs
+# as the overrides it adds to the Connect Four `cpu` preset, so that the screen and the
+# hour runs after it train exactly the same arms.
+#
+# c23_arm NAME prints the arm's alphazero-compare spec, `NAME=PRESET OVERRIDES`, and
+# c23_together NAME... the spec of the named arms' overrides together, as the arm
+# `together` (their auxiliary weights in one learner.aux_weights).
+#
+# Notes on the arms:
+# - The preset's cosine schedule spans its 480 iterations; a 30-minute budget stops every
+#   arm about halfway through it (the learning rate still high), the same for all arms but
+#   `schedule300`, whose schedule ends within the 30 minutes.
+# - The preset's playout cap searches 1 move in 4 with search.num_simulations (64) and the
+#   rest with 16: `stages` raises the full searches' budget only, 16 -> 32 -> 64.
+# - `gumbel_jl` is AlphaZero.jl issue #217's recipe (2024): every move sampled from Gumbel's
+#   improved policy (42 >= a game's 42 plies), which is also the policy target, and games
+#   starting from random 0-2-ply positions; `openings` is the random starts alone.
+# - `reply` and `score` add an auxiliary head each, with its loss weight (C23_AUX).
+
+C23_PRESET="connect_four:cpu"
+C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow)
+declare -A C23_OVERRIDES=(
+    [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
+    [openings]="selfplay.random_opening_plies=2"
+    [reply]="network.reply_head=True"
+    [merge]="replay.merge_duplicates=True"
+    [forced]="search.policy=puct_forced"
+    [stages]="selfplay.simulation_stages=((0,16),(60,32),(150,64))"
+    [score]="network.score_head=True"
+    [wider]="network.channels=48 network.blocks=4 network.value_hidden=48"
+    [games128]="selfplay.batch_size=128"
+    [schedule300]="num_iterations=300"
+    [narrow]="network.channels=24 network.blocks=2 network.value_hidden=24"
+)
+declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5")
+
+_c23_check() {
+    if [[ -z "${C23_OVERRIDES[$1]+set}" ]]; then
+        echo "Unknown C23 arm '$1': expected one of ${C23_ORDER[*]}." >&2
+        return 2
+    fi
+}
+
+c23_arm() {
+    _c23_check "$1" || return
+    local spec="$1=$C23_PRESET ${C23_OVERRIDES[$1]}"
+    if [[ -n "${C23_AUX[$1]+set}" ]]; then
+        spec+=" learner.aux_weights=\"{${C23_AUX[$1]}}\""
+    fi
+    printf '%s\n' "$spec"
+}
+
+c23_together() {
+    local name overrides="" aux=""
+    for name in "$@"; do
+        _c23_check "$name" || return
+        overrides+=" ${C23_OVERRIDES[$name]}"
+        if [[ -n "${C23_AUX[$name]+set}" ]]; then
+            aux+="${aux:+,}${C23_AUX[$name]}"
+        fi
+    done
+    local spec="together=$C23_PRESET$overrides"
+    if [[ -n "$aux" ]]; then
+        spec+=" learner.aux_weights=\"{$aux}\""
+    fi
+    printf '%s\n' "$spec"
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# C23 (issue 62, deliverable 2, second step): the arms that led the screen (c23_screen.sh),
+# each on two seeds for the full hour against the preset, and, with two or more of them,
+# the arm `together` with all their overrides (their auxiliary weights in one
+# learner.aux_weights); every checkpoint, one every 10 minutes of training, judged on all
+# perfect-play sets at the run's own 64 simulations.
+#
+#   bash experiments/ablations/c23_hour.sh OUTPUT ARM [ARM...] [-- extra alphazero-compare flags]
+#
+# e.g. `bash experiments/ablations/c23_hour.sh runs/c23_hour stages merge`. The same
+# command resumes exactly. ARM is one of c23_arms.sh's names. A run ends at its schedule's
+# last iteration if that comes first (the preset's 480 take about 50-57 minutes of training
+# on the 2-core machines), and the report's equal-time table is at the earliest end of any
+# run; `schedule300`'s 300 iterations end at about 35.
+set -euo pipefail
+OUTPUT="${1:?give the output directory, then the arms}"
+shift
+HERE="$(dirname "$0")"
+BIN="${BIN:-$HERE/../../.venv/bin}"
+source "$HERE/c23_arms.sh"
+
+NAMES=()
+while [[ $# -gt 0 && "$1" != "--" ]]; do
+    NAMES+=("$1")
+    shift
+done
+[[ "${1:-}" == "--" ]] && shift
+if [[ ${#NAMES[@]} -eq 0 ]]; then
+    echo "Give at least one arm after the output directory: one of ${C23_ORDER[*]}." >&2
+    exit 2
+fi
+ARMS=(--arm="preset=$C23_PRESET")
+for name in "${NAMES[@]}"; do
+    ARMS+=(--arm="$(c23_arm "$name")")
+done
+if [[ ${#NAMES[@]} -ge 2 ]]; then
+    ARMS+=(--arm="$(c23_together "${NAMES[@]}")")
+fi
+exec "$BIN/alphazero-compare" --output="$OUTPUT" --seeds=0,1 --minutes=60 \
+    --slice_minutes=10 --checkpoint_minutes=10 "${ARMS[@]}" "$@"

@@ -1,0 +1,102 @@
+"""The ablation scripts (experiments/ablations/*.sh): every arm they hand
+``alphazero-compare`` builds a config that training accepts, so that a comparison of
+hours does not stop at its first slice of an arm; the C23 hour runs train exactly the
+screen's arms; and an unknown arm is refused in one line.
+
+Each script runs with ``BIN`` set to a stand-in for ``alphazero-compare`` that prints the
+arguments it gets, one a line."""
+
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+from alphazero_jax.cli import compare_flags
+from alphazero_jax.compare import arms
+
+SCRIPTS = pathlib.Path(__file__).parents[3] / "experiments" / "ablations"
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+
+@pytest.fixture(name="bin_dir")
+def _bin_dir(tmp_path):
+    stand_in = tmp_path / "alphazero-compare"
+    stand_in.write_text('#!/usr/bin/env bash\nfor a in "$@"; do printf "%s\\n" "$a"; done\n')
+    stand_in.chmod(0o755)
+    return tmp_path
+
+
+def _arguments(bin_dir, script: str, *arguments: str) -> list[str]:
+    done = subprocess.run(
+        ["bash", str(SCRIPTS / script), *arguments],
+        env={"BIN": str(bin_dir), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.splitlines()
+
+
+def _arms(lines: list[str]) -> list[arms.Arm]:
+    return [
+        arms.parse_arm(line.removeprefix("--arm=")) for line in lines if line.startswith("--arm=")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("script", "arguments", "count"),
+    [
+        ("c23_screen.sh", ("out",), 12),
+        ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
+        ("c24_quoridor.sh", ("5x5", "out"), 6),
+        ("c24_quoridor.sh", ("9x9", "out"), 7),
+    ],
+)
+def test_ablation_script__every_arm_builds_a_config_training_accepts(
+    bin_dir, script, arguments, count
+):
+    found = _arms(_arguments(bin_dir, script, *arguments))
+    assert len(found) == count
+    assert len({arm.name for arm in found}) == count
+    for arm in found:
+        config = compare_flags.build_config(arm)
+        compare_flags._checked(arm, config)  # ValueError, naming the arm, if not
+
+
+def test_c23_hour__trains_the_screens_arms_and_all_of_them_together(bin_dir):
+    screen = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_screen.sh", "out"))}
+    hour = _arguments(bin_dir, "c23_hour.sh", "out", "reply", "score", "--", "--max_slices=1")
+    found = {arm.name: arm for arm in _arms(hour)}
+    assert list(found) == ["preset", "reply", "score", "together"]
+    for name in ("preset", "reply", "score"):
+        assert found[name] == screen[name]
+    assert "--seeds=0,1" in hour and "--minutes=60" in hour and hour[-1] == "--max_slices=1"
+    together = found["together"].overrides
+    assert "network.reply_head=True" in together and "network.score_head=True" in together
+    # One weight for each head's loss term, in one setting.
+    assert [o for o in together if "aux_weights" in o] == [
+        "learner.aux_weights={'reply':0.15,'score':0.5}"
+    ]
+    one = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "stages"))
+    assert [arm.name for arm in one] == ["preset", "stages"]  # no `together` of one arm
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (("out", "bogus"), "Unknown C23 arm 'bogus': expected one of gumbel_jl"),
+        (("out",), "Give at least one arm after the output directory"),
+    ],
+)
+def test_c23_hour__refuses_in_one_line(bin_dir, arguments, expected):
+    done = subprocess.run(
+        ["bash", str(SCRIPTS / "c23_hour.sh"), *arguments],
+        env={"BIN": str(bin_dir), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()]
+    assert done.stderr.startswith(expected)

@@ -7,8 +7,12 @@ Its value is the mean over seeds and items with the interval of ``stats`` (the b
 over seeds and positions); for the ladder it is the Elo fitted on every seed's games
 against the anchors' fixed ratings, with +-1.96 standard errors of that fit.
 
-Equal time is the least final training time of any unit, equal iterations the least final
-iteration; there each seed contributes its newest judged checkpoint at or before that point
+Equal time is the least final training time of any unit still training, equal iterations
+the least final iteration. A unit whose run reached its schedule's last iteration
+(``num_iterations``) before the budget's minutes is finished: its last network stands for
+every later time, so it does not hold the equal time back (with every unit finished, equal
+time is the latest end). There each seed contributes its newest judged checkpoint at or
+before that point
 (for time, with half a typical iteration of slack: a slice stops at the end of an
 iteration), and each arm is set against the first on the same seeds and items
 (``stats.paired``: the exact McNemar / sign test and the bootstrap interval of the
@@ -23,6 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from alphazero_jax import runs
 from alphazero_jax.compare import judges as judging
 from alphazero_jax.compare import plan as plans
 from alphazero_jax.compare import stats, timing
@@ -204,6 +209,14 @@ def table(comparison: Comparison, reference: str) -> str:
 _MARKS = {"better than": " (better)", "worse than": " (worse)"}
 
 
+def _ended(finished: frozenset) -> str:
+    """The equal-time caption's note on the units whose schedule ended before it."""
+    if not finished:
+        return ""
+    names = ", ".join(f"{arm}/seed{seed}" for arm, seed in sorted(finished))
+    return f" ({names}: each at the last iteration of a schedule that ended earlier)"
+
+
 def _chance(comparison: Comparison) -> str:
     """How many of the table's marks chance alone would make, were no arm different."""
     tests = sum("paired" in row for row in comparison.rows)
@@ -251,10 +264,26 @@ def curve_text(rows: list[dict], *, max_rows: int = 8) -> str:
     return "\n".join(lines)
 
 
-def final_points(points) -> tuple[float, int]:
-    """The least final minutes and the least final iteration of any unit."""
-    finals = [unit[-1] for unit in points.values() if unit]
-    return min(p.minutes for p in finals), min(p.iteration for p in finals)
+def final_points(points, finished: frozenset = frozenset()) -> tuple[float, int]:
+    """Equal time and equal iterations: the least final minutes of any unit not in
+    ``finished`` (the latest final minutes when all are), and the least final iteration of
+    any unit."""
+    finals = {unit: judged[-1] for unit, judged in points.items() if judged}
+    training = [p.minutes for unit, p in finals.items() if unit not in finished]
+    minutes = min(training) if training else max(p.minutes for p in finals.values())
+    return minutes, min(p.iteration for p in finals.values())
+
+
+def finished_units(output: str, plan: plans.Plan, points) -> frozenset:
+    """The units ``(arm name, seed)`` whose newest judged checkpoint is their run's last
+    iteration (``num_iterations`` in its ``config.json``)."""
+    done = set()
+    for arm, seed in plan.units():
+        judged, workdir = points.get((arm.name, seed)), plans.run_dir(output, arm, seed)
+        if judged and os.path.exists(os.path.join(workdir, runs.CONFIG_FILE)):
+            if judged[-1].iteration >= int(runs.read_config(workdir).num_iterations):
+                done.add((arm.name, seed))
+    return frozenset(done)
 
 
 def slack_minutes(output: str, plan: plans.Plan) -> float:
@@ -287,7 +316,8 @@ def write(output: str, plan: plans.Plan, ratings: dict | None) -> str:
         writer.writerows(rows)
     plans.write_json(os.path.join(output, "curves.json"), rows)
     figures = plots.draw(rows, output)
-    minutes, iteration = final_points(points)
+    finished = finished_units(output, plan, points)
+    minutes, iteration = final_points(points, finished)
     reference = plan.arms[0].name
     comparisons = [
         compare_at(plan, points, ratings, "minutes", minutes, slack),
@@ -298,8 +328,9 @@ def write(output: str, plan: plans.Plan, ratings: dict | None) -> str:
             f"# Comparison: {', '.join(a.name for a in plan.arms)} on seeds "
             f"{', '.join(map(str, plan.seeds))}, {plan.budget.describe()} each",
             curve_text(rows),
-            f"Each arm at equal training time, {comparisons[0].x:.3g} minutes, marked where "
-            f"the paired test against {reference} finds it better or worse ("
+            f"Each arm at equal training time, {comparisons[0].x:.3g} minutes"
+            + _ended(finished)
+            + f", marked where the paired test against {reference} finds it better or worse ("
             + _chance(comparisons[0])
             + "):\n\n"
             + arm_table(comparisons[0]),

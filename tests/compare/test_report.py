@@ -1,5 +1,7 @@
 """The report's curves, points of comparison and verdicts on hand-made judgements."""
 
+import os
+
 import pytest
 
 from alphazero_jax.compare import arms, judges, plan, report, timing
@@ -48,6 +50,31 @@ def test_compare_at__equal_time_takes_each_arm_newest_checkpoint_by_then():
     line = report.verdict(idea, "base")
     assert line.startswith("idea not distinguishable from base: -50.0%")
     assert "p = 0.5 (2 vs 0 discordant of 4)" in line
+
+
+def test_final_points__a_finished_run_does_not_hold_equal_time_back():
+    # idea's schedule ended at 1.5 minutes: base's 2.0 is the equal time, where idea is at
+    # its last checkpoint.
+    minutes, iteration = report.final_points(POINTS, frozenset({("idea", 0)}))
+    assert (minutes, iteration) == (2.0, 2)
+    compared = report.compare_at(PLAN, POINTS, None, "minutes", minutes, 0.0)
+    assert [r["iterations"] for r in compared.rows] == [[2], [3]]
+    everyone = frozenset({("base", 0), ("idea", 0)})
+    assert report.final_points(POINTS, everyone) == (2.0, 2)  # the latest end
+
+
+def test_finished_units__those_judged_at_their_last_iteration(tmp_path):
+    from alphazero_jax import runs
+    from alphazero_jax.configs import settings
+
+    for arm, num_iterations in zip(PLAN.arms, (5, 3), strict=True):
+        workdir = plan.run_dir(str(tmp_path), arm, 0)
+        config = settings.base_config()
+        config.num_iterations = num_iterations
+        os.makedirs(workdir)
+        runs.write_config(workdir, config)
+    assert report.finished_units(str(tmp_path), PLAN, POINTS) == {("idea", 0)}
+    assert report.finished_units(str(tmp_path / "elsewhere"), PLAN, POINTS) == frozenset()
 
 
 def test_compare_at__equal_iterations_and_a_significant_verdict():

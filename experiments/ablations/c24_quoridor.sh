@@ -9,7 +9,10 @@
 # - `5x5`: the `cpu` preset (5x5, 3 walls, the shipped 5x5 agent's recipe) against its
 #   variants, 30 minutes of training time each on one seed; cheap, a screen of the ideas;
 # - `9x9`: the `agent` preset (the shipped 9x9 agent's recipe) against the variants that
-#   apply there, 90 minutes each on one seed, a checkpoint every 15 minutes.
+#   apply there, 90 minutes each on one seed, a checkpoint every 30 minutes (judging one
+#   plays 96 games of up to 324 plies, minutes each: the `agent` preset's evaluations of
+#   192 games took 4-11 minutes; a checkpoint every 15 would add about a third to the
+#   hours of training).
 # The same command resumes exactly (`--max_slices=N` to share the machine and go on later);
 # arms may be appended at the end. C23's winners join as arms once its screen has them.
 #
@@ -50,7 +53,7 @@ case "$STAGE" in
 9x9)
     PRESET="quoridor:agent"
     exec "$BIN/alphazero-compare" --output="$OUTPUT" --seeds=0 --minutes=90 \
-        --slice_minutes=15 --checkpoint_minutes=15 --ladder_games=32 \
+        --slice_minutes=30 --checkpoint_minutes=30 --ladder_games=32 \
         --arm="preset=$PRESET" \
         --arm="score=$PRESET network.score_head=True learner.aux_weights=\"{'score':0.5}\"" \
         --arm="wider=$PRESET network.channels=64 network.blocks=4 network.value_hidden=64" \

@@ -106,6 +106,7 @@ def network_to_onnx(
     check_exportable(network_settings, variables)
     settings = {**_resnet_defaults(), **network_settings}
     kind = settings.get(_KIND_KEY, networks.DEFAULT_KIND)
+    layout = None if kind == "resnet" else _layout_of(game)
     height, width, planes = tuple(game.observation_shape)
     params = _numpy(variables["params"])
     stats = _numpy(variables.get("batch_stats", {}))
@@ -117,10 +118,9 @@ def network_to_onnx(
         y = graph.act(graph.conv_norm(x, "conv_0", "norm_0", block_params, block_stats))
         y = graph.conv_norm(y, "conv_1", "norm_1", block_params, block_stats)
         x = graph.act(graph.op("Add", [x, y]))
-    if kind == "resnet":
+    if layout is None:
         _resnet_heads(graph, x)
     else:
-        layout = _layout_of(game)
         _any_size_heads(graph, x, observations, layout, (height, width))
 
     inputs = [helper.make_tensor_value_info(INPUT, TensorProto.FLOAT, ["B", height, width, planes])]

@@ -9,9 +9,9 @@
 #
 # e.g. `bash experiments/ablations/c23_hour.sh runs/c23_hour stages merge`. The same
 # command resumes exactly. ARM is one of c23_arms.sh's names. A run ends at its schedule's
-# last iteration if that comes first (the preset's 480 take about 50-57 minutes of training
-# on the 2-core machines), and the report's equal-time table is at the earliest end of any
-# run; `schedule300`'s 300 iterations end at about 35.
+# last iteration if that comes first (the preset's 480 take about 55-60 minutes of training
+# on the 2-core Intel machine: 125 in the screen's first 15), and keeps that network for the
+# report's later times; `schedule300`'s 300 iterations end at about 35-40.
 set -euo pipefail
 OUTPUT="${1:?give the output directory, then the arms}"
 shift

@@ -162,6 +162,9 @@ def _train_slice(output, arm, seed, config, minutes, train_fn, log) -> None:
     plans.append_line(slices_path, {"unit": name, "start": iteration, "limit_minutes": minutes})
     config = config.copy_and_resolve_references()
     config.time_limit_minutes = minutes
+    config.checkpoint_every_minutes = timing.checkpoint_minutes(
+        minutes, config.checkpoint_every_minutes
+    )
     started = time.monotonic()
     os.makedirs(workdir, exist_ok=True)
     train_fn(config, workdir)

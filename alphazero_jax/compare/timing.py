@@ -95,3 +95,14 @@ def slice_minutes(
     step = slice_minutes * 60
     target = min((round(seconds / step) + 1) * step, budget.minutes * 60)
     return (max(target - seconds, 0.0) + max(overhead_seconds, 0.0)) / 60
+
+
+def checkpoint_minutes(limit_minutes: float, every_minutes: float) -> float:
+    """The checkpoint cadence of a slice of ``limit_minutes``: ``every_minutes`` stretched
+    so that the slice holds a whole number of them (at least one) and its last falls at its
+    end, where training saves anyway. A slice a little longer than ``every_minutes`` (it
+    adds its start and compiling) then saves once, not twice seconds apart, and every
+    checkpoint judged is one of a lined-up age. 0 (a checkpoint every iteration) stays 0."""
+    if every_minutes <= 0:
+        return every_minutes
+    return limit_minutes / max(1, round(limit_minutes / every_minutes))

@@ -5,7 +5,8 @@
 #
 # c23_arm NAME prints the arm's alphazero-compare spec, `NAME=PRESET OVERRIDES`, and
 # c23_together NAME... the spec of the named arms' overrides together, as the arm
-# `together` (their auxiliary weights in one learner.aux_weights).
+# `together` (their auxiliary weights in one learner.aux_weights; arms that set one key to
+# two values, such as `gumbel_jl` and `forced`, are refused).
 #
 # Notes on the arms:
 # - The preset's cosine schedule spans its 480 iterations; a 30-minute budget stops every
@@ -42,27 +43,38 @@ _c23_check() {
     fi
 }
 
-c23_arm() {
-    _c23_check "$1" || return
-    local spec="$1=$C23_PRESET ${C23_OVERRIDES[$1]}"
-    if [[ -n "${C23_AUX[$1]+set}" ]]; then
-        spec+=" learner.aux_weights=\"{${C23_AUX[$1]}}\""
-    fi
-    printf '%s\n' "$spec"
-}
-
-c23_together() {
-    local name overrides="" aux=""
+# _c23_spec NAME ARM... : the spec of arm NAME with the overrides of ARM... in order; an
+# override key that two of them set to different values is refused in one line.
+_c23_spec() {
+    local label="$1" name override overrides="" aux=""
+    shift
+    declare -A seen=()
     for name in "$@"; do
         _c23_check "$name" || return
-        overrides+=" ${C23_OVERRIDES[$name]}"
+        for override in ${C23_OVERRIDES[$name]}; do
+            local key="${override%%=*}"
+            if [[ -n "${seen[$key]+set}" && "${seen[$key]}" != "$override" ]]; then
+                echo "Arms $* cannot go together: they set $key to two values (${seen[$key]#*=} and ${override#*=})." >&2
+                return 2
+            fi
+            [[ -z "${seen[$key]+set}" ]] && overrides+=" $override"
+            seen[$key]="$override"
+        done
         if [[ -n "${C23_AUX[$name]+set}" ]]; then
             aux+="${aux:+,}${C23_AUX[$name]}"
         fi
     done
-    local spec="together=$C23_PRESET$overrides"
+    local spec="$label=$C23_PRESET$overrides"
     if [[ -n "$aux" ]]; then
         spec+=" learner.aux_weights=\"{$aux}\""
     fi
     printf '%s\n' "$spec"
+}
+
+c23_arm() {
+    _c23_spec "$1" "$1"
+}
+
+c23_together() {
+    _c23_spec together "$@"
 }

@@ -118,3 +118,16 @@ def test_is_done__at_the_run_end_or_within_half_an_iteration_of_the_minutes():
     assert timing.is_done(budget, iteration=5, num_iterations=9, seconds=59, typical=2)
     assert timing.is_done(timing.Budget(iterations=9), iteration=9, num_iterations=9,
                           seconds=0, typical=0)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("limit", "every", "expected"),
+    [
+        (5.6, 5, 5.6),  # a slice with its compiling: one checkpoint, at its end
+        (10.5, 5, 5.25),  # two, the second at the end
+        (2.5, 5, 2.5),  # a short last slice: still its own checkpoint
+        (5.6, 0, 0),  # every iteration
+    ],
+)
+def test_checkpoint_minutes__a_whole_number_of_checkpoints_a_slice(limit, every, expected):
+    assert timing.checkpoint_minutes(limit, every) == pytest.approx(expected)

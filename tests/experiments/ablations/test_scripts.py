@@ -78,6 +78,10 @@ def test_c23_hour__trains_the_screens_arms_and_all_of_them_together(bin_dir):
     assert [o for o in together if "aux_weights" in o] == [
         "learner.aux_weights={'reply':0.15,'score':0.5}"
     ]
+    # A setting two arms share goes in once.
+    (both,) = [a for a in _arms(_arguments(bin_dir, "c23_hour.sh", "out", "gumbel_jl", "openings"))
+               if a.name == "together"]  # fmt: skip
+    assert both.overrides == screen["gumbel_jl"].overrides
     one = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "stages"))
     assert [arm.name for arm in one] == ["preset", "stages"]  # no `together` of one arm
 
@@ -87,6 +91,11 @@ def test_c23_hour__trains_the_screens_arms_and_all_of_them_together(bin_dir):
     [
         (("out", "bogus"), "Unknown C23 arm 'bogus': expected one of gumbel_jl"),
         (("out",), "Give at least one arm after the output directory"),
+        (
+            ("out", "gumbel_jl", "forced"),
+            "Arms gumbel_jl forced cannot go together: they set search.policy to two values "
+            "(gumbel and puct_forced).",
+        ),
     ],
 )
 def test_c23_hour__refuses_in_one_line(bin_dir, arguments, expected):

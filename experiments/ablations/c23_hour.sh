@@ -5,10 +5,13 @@
 # learner.aux_weights); every checkpoint, one every 10 minutes of training, judged on all
 # perfect-play sets at the run's own 64 simulations.
 #
-#   bash experiments/ablations/c23_hour.sh OUTPUT ARM [ARM...] [-- extra alphazero-compare flags]
+#   bash experiments/ablations/c23_hour.sh OUTPUT [--together] ARM [ARM...] [-- extra alphazero-compare flags]
 #
 # e.g. `bash experiments/ablations/c23_hour.sh runs/c23_hour stages merge`. The same
-# command resumes exactly. ARM is one of c23_arms.sh's names. A run ends at its schedule's
+# command resumes exactly. With `--together`, only the preset and `together` (two or more
+# arms): the pair that fits one 3-hour working session on one seed (`-- --seeds=0`; two
+# hours of training and about ten minutes of judging), for a machine whose runs do not
+# outlive the session. ARM is one of c23_arms.sh's names. A run ends at its schedule's
 # last iteration if that comes first (the preset's 480 take about 55-60 minutes of training
 # on the 2-core Intel machine: 125 in the screen's first 15), and keeps that network for the
 # report's later times; `schedule300`'s 300 iterations end at about 35-40.
@@ -19,6 +22,11 @@ HERE="$(dirname "$0")"
 BIN="${BIN:-$HERE/../../.venv/bin}"
 source "$HERE/c23_arms.sh"
 
+ALONE=1
+if [[ "${1:-}" == "--together" ]]; then
+    ALONE=0
+    shift
+fi
 NAMES=()
 while [[ $# -gt 0 && "$1" != "--" ]]; do
     NAMES+=("$1")
@@ -29,10 +37,16 @@ if [[ ${#NAMES[@]} -eq 0 ]]; then
     echo "Give at least one arm after the output directory: one of ${C23_ORDER[*]}." >&2
     exit 2
 fi
+if [[ $ALONE -eq 0 && ${#NAMES[@]} -lt 2 ]]; then
+    echo "--together needs two or more arms; got ${#NAMES[@]}: ${NAMES[*]}." >&2
+    exit 2
+fi
 ARMS=(--arm="preset=$C23_PRESET")
-for name in "${NAMES[@]}"; do
-    ARMS+=(--arm="$(c23_arm "$name")")
-done
+if [[ $ALONE -eq 1 ]]; then
+    for name in "${NAMES[@]}"; do
+        ARMS+=(--arm="$(c23_arm "$name")")
+    done
+fi
 if [[ ${#NAMES[@]} -ge 2 ]]; then
     ARMS+=(--arm="$(c23_together "${NAMES[@]}")")
 fi

@@ -86,11 +86,24 @@ def test_c23_hour__trains_the_screens_arms_and_all_of_them_together(bin_dir):
     assert [arm.name for arm in one] == ["preset", "stages"]  # no `together` of one arm
 
 
+def test_c23_hour__together_alone_is_the_preset_and_the_arms_together(bin_dir):
+    both = _arguments(bin_dir, "c23_hour.sh", "out", "reply", "score")
+    pair = _arguments(
+        bin_dir, "c23_hour.sh", "out", "--together", "reply", "score", "--", "--seeds=0"
+    )
+    assert [arm.name for arm in _arms(pair)] == ["preset", "together"]
+    assert _arms(pair) == [a for a in _arms(both) if a.name in ("preset", "together")]
+    # absl keeps a flag's last value: the pair trains seed 0 only.
+    assert pair[-1] == "--seeds=0"
+
+
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [
         (("out", "bogus"), "Unknown C23 arm 'bogus': expected one of gumbel_jl"),
         (("out",), "Give at least one arm after the output directory"),
+        (("out", "--together", "stages"), "--together needs two or more arms; got 1: stages."),
+        (("out", "--together", "stages", "bogus"), "Unknown C23 arm 'bogus'"),
         (
             ("out", "gumbel_jl", "forced"),
             "Arms gumbel_jl forced cannot go together: they set search.policy to two values "

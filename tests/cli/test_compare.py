@@ -27,6 +27,7 @@ def _slices(output: pathlib.Path) -> list[dict]:
 
 
 @pytest.mark.slow
+@pytest.mark.long  # a minute of two cores: make test-long
 def test_compare__two_arms_two_seeds_resume_and_report(tmp_path):
     output = tmp_path / "cmp"
     first = _compare(f"--output={output}", *PLAN, "--max_slices=2")

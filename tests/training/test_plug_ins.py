@@ -75,6 +75,7 @@ def plugged(tmp_path_factory):
 
 
 @pytest.mark.slow
+@pytest.mark.long  # about a minute of two cores (five programs): make test-long
 def test_plug_ins__train_resume_record_export_and_play(plugged):
     config = json.loads((plugged / "run" / "config.json").read_text())
     assert config["imports"] == ["opponent_reply", "forced_playouts"]

@@ -22,9 +22,9 @@ HERE="$(dirname "$0")"
 BIN="${BIN:-$HERE/../../.venv/bin}"
 source "$HERE/c23_arms.sh"
 
-ALONE=1
+SINGLES=1  # each named arm on its own too (all but --together)
 if [[ "${1:-}" == "--together" ]]; then
-    ALONE=0
+    SINGLES=0
     shift
 fi
 NAMES=()
@@ -37,12 +37,12 @@ if [[ ${#NAMES[@]} -eq 0 ]]; then
     echo "Give at least one arm after the output directory: one of ${C23_ORDER[*]}." >&2
     exit 2
 fi
-if [[ $ALONE -eq 0 && ${#NAMES[@]} -lt 2 ]]; then
+if [[ $SINGLES -eq 0 && ${#NAMES[@]} -lt 2 ]]; then
     echo "--together needs two or more arms; got ${#NAMES[@]}: ${NAMES[*]}." >&2
     exit 2
 fi
 ARMS=(--arm="preset=$C23_PRESET")
-if [[ $ALONE -eq 1 ]]; then
+if [[ $SINGLES -eq 1 ]]; then
     for name in "${NAMES[@]}"; do
         ARMS+=(--arm="$(c23_arm "$name")")
     done

@@ -1,7 +1,8 @@
 """The ablation scripts (experiments/ablations/*.sh): every arm they hand
 ``alphazero-compare`` builds a config that training accepts, so that a comparison of
 hours does not stop at its first slice of an arm; the C23 hour runs train exactly the
-screen's arms; and an unknown arm is refused in one line.
+screen's arms; the other games' `stages` rise as Connect Four's does; and an unknown arm or
+game is refused in one line.
 
 Each script runs with ``BIN`` set to a stand-in for ``alphazero-compare`` that prints the
 arguments it gets, one a line."""
@@ -47,10 +48,12 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
 @pytest.mark.parametrize(
     ("script", "arguments", "count"),
     [
-        ("c23_screen.sh", ("out",), 12),
+        ("c23_screen.sh", ("out",), 13),
         ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
         ("c24_quoridor.sh", ("5x5", "out"), 6),
         ("c24_quoridor.sh", ("9x9", "out"), 7),
+        ("c23_games.sh", ("othello", "out"), 3),
+        ("c23_games.sh", ("quoridor", "out"), 3),
     ],
 )
 def test_ablation_script__every_arm_builds_a_config_training_accepts(
@@ -122,3 +125,33 @@ def test_c23_hour__refuses_in_one_line(bin_dir, arguments, expected):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [done.stderr.strip()]
     assert done.stderr.startswith(expected)
+
+
+@pytest.mark.parametrize("game", ["othello", "quoridor"])
+def test_c23_games__stages_rise_to_the_presets_budget_as_connect_fours_do(bin_dir, game):
+    found = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_games.sh", game, "out"))}
+    assert list(found) == ["preset", "stages", "score"]
+    preset = compare_flags.build_config(found["preset"])
+    stages = compare_flags.build_config(found["stages"]).selfplay.simulation_stages
+    full, iterations = preset.search.num_simulations, preset.num_iterations
+    # Connect Four's arm: 16, 32, 64 of the preset's 64 from iterations 0, 60 and 150 of 480.
+    connect_four = compare_flags.build_config(
+        _arms(_arguments(bin_dir, "c23_hour.sh", "out", "stages"))[1]
+    ).selfplay.simulation_stages
+    assert [tuple(s) for s in connect_four] == [(0, 16), (60, 32), (150, 64)]
+    assert [s for _, s in stages] == [full // 4, full // 2, full]
+    # From the same fractions of the schedule, to the nearest iteration.
+    for (start, _), (c4_start, _) in zip(stages, connect_four, strict=True):
+        assert abs(start - c4_start * iterations / 480) <= 0.5
+
+
+def test_c23_games__refuses_an_unknown_game_in_one_line(bin_dir):
+    done = subprocess.run(
+        ["bash", str(SCRIPTS / "c23_games.sh"), "chess", "out"],
+        env={"BIN": str(bin_dir), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "Unknown game 'chess': expected othello or quoridor.\n"

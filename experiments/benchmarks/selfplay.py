@@ -13,7 +13,10 @@ way the batch is spread over devices, which is where the two pipelines differ:
 - "ours": our Connect Four, the batch split over every local device (``selfplay.shard``),
   as ``train.py`` runs it;
 - "pgx": pgx's Connect Four on one device, as a pgx + mctx pipeline is usually written;
-- "pgx sharded": pgx's Connect Four split over the devices the same way as ours.
+- "pgx sharded": pgx's Connect Four split over the devices the same way as ours;
+- "ours, no net": ours with the network replaced by one that costs nothing (uniform
+  priors, zero values), so that its time is the search's and the game's alone; the line
+  after each configuration gives their share of ours (the rest is the network's).
 
 Each timed call plays a few moves of every game slot; positions/s counts searched
 positions and network evaluations/s = positions/s x (simulations + 1); GFLOP/s is analytic,
@@ -91,6 +94,19 @@ def pgx_game(name: str = "connect_four") -> Game:
     )
 
 
+def _no_network(game: Game):
+    """An apply function of the network's outputs that costs nothing: uniform priors and
+    zero values (its only work the reduction that keeps the observations used)."""
+
+    def apply_fn(variables, observations, train=False):
+        del train
+        unused = jnp.zeros_like(observations[:, 0, 0, 0])
+        logits = jnp.zeros((observations.shape[0], game.num_actions)) + unused[:, None]
+        return networks.NetworkOutput(logits, unused, {}), variables
+
+    return apply_fn
+
+
 def matmul_peak_flops(size: int = 2048, repeats: int = 10) -> float:
     """The best FLOP/s of a ``size`` x ``size`` float32 matmul over ``repeats`` tries."""
     a = jax.random.normal(jax.random.key(0), (size, size), jnp.float32)
@@ -138,7 +154,12 @@ def run(
         "all": Mesh(np.array(devices), ("batch",)),
         "one": Mesh(np.array(devices[:1]), ("batch",)),
     }
-    sides = {"ours": (game, "all"), "pgx": (peer, "one"), "pgx sharded": (peer, "all")}
+    sides = {
+        "ours": (game, "all", apply_fn),
+        "pgx": (peer, "one", apply_fn),
+        "pgx sharded": (peer, "all", apply_fn),
+        "ours, no net": (game, "all", _no_network(game)),
+    }
     print(
         f"jax {jax.__version__}, {len(devices)} x {devices[0].device_kind}; network "
         f"{channels}ch x {blocks} blocks: {flops / 1e6:.1f} MFLOP/evaluation; "
@@ -155,14 +176,14 @@ def run(
             fns = {
                 side: _pipeline(
                     g,
-                    apply_fn,
+                    a,
                     meshes[m],
                     policy=policy,
                     batch=batch,
                     moves=moves,
                     simulations=simulations,
                 )
-                for side, (g, m) in sides.items()
+                for side, (g, m, a) in sides.items()
             }
             for fn in fns.values():  # compile
                 jax.block_until_ready(fn(variables, jax.random.key(0)))
@@ -173,6 +194,8 @@ def run(
                     jax.block_until_ready(fn(variables, jax.random.key(r + 1)))
                     times[side].append(time.perf_counter() - start)
             for side in fns:
+                if side == "ours, no net":
+                    continue  # its share follows the rows
                 seconds = statistics.median(times[side])
                 positions = batch * moves / seconds
                 evaluations = positions * (simulations + 1)
@@ -193,6 +216,8 @@ def run(
                     f"{evaluations:>9,.0f} {evaluations * flops / 1e9:>8.1f} "
                     f"{ratio:>6.2f}x {row['peak_fraction']:>6.1%}"
                 )
+            share = statistics.median(times["ours, no net"]) / statistics.median(times["ours"])
+            print(f"{'':<13} search and game: {share:.0%} of ours' time, the network the rest")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {rss:,.0f} MiB")
     return rows

@@ -26,9 +26,13 @@
 #   With `gumbel_jl`'s sampling and random starts, and 32 updates an iteration (about 2
 #   samples a new position, the preset's about 3.6). The 16 are self-play's only stage;
 #   search.num_simulations stays 64, so the judge and the agent search with 64.
+# - `lean64`: `lean` with the 64 x 4 network of the `long` recipes (about 5 times the
+#   32 x 3's arithmetic an evaluation), whose capacity took Middle-Medium below the
+#   preset's plateau at the same positions (docs: ablations, "What the targets would
+#   take"); 120 iterations, so that its schedule ends within about 40 minutes of 2 cores.
 
 C23_PRESET="connect_four:cpu"
-C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean)
+C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64)
 declare -A C23_OVERRIDES=(
     [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
     [openings]="selfplay.random_opening_plies=2"
@@ -42,6 +46,7 @@ declare -A C23_OVERRIDES=(
     [schedule300]="num_iterations=300"
     [narrow]="network.channels=24 network.blocks=2 network.value_hidden=24"
     [lean]="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32"
+    [lean64]="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32 network.channels=64 network.blocks=4 network.value_hidden=64 num_iterations=120"
 )
 declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5")
 

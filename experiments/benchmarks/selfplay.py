@@ -40,11 +40,10 @@ from absl import app, flags
 from flax import struct
 from jax.sharding import Mesh
 
-from alphazero_jax import games, networks, search
+from alphazero_jax import games, networks
 from alphazero_jax.cli import common as cli
-from alphazero_jax.training import selfplay
 from alphazero_jax.types import Game
-from experiments.benchmarks import common
+from experiments.benchmarks import common, pipelines
 
 _BATCH_SIZES = common.define_batch_sizes(["64", "512"])
 _POLICIES = flags.DEFINE_list("policies", ["puct", "gumbel"], "Search policies.")
@@ -94,19 +93,6 @@ def pgx_game(name: str = "connect_four") -> Game:
     )
 
 
-def _no_network(game: Game):
-    """An apply function of the network's outputs that costs nothing: uniform priors and
-    zero values (its only work the reduction that keeps the observations used)."""
-
-    def apply_fn(variables, observations, train=False):
-        del train
-        unused = jnp.zeros_like(observations[:, 0, 0, 0])
-        logits = jnp.zeros((observations.shape[0], game.num_actions)) + unused[:, None]
-        return networks.NetworkOutput(logits, unused, {}), variables
-
-    return apply_fn
-
-
 def matmul_peak_flops(size: int = 2048, repeats: int = 10) -> float:
     """The best FLOP/s of a ``size`` x ``size`` float32 matmul over ``repeats`` tries."""
     a = jax.random.normal(jax.random.key(0), (size, size), jnp.float32)
@@ -118,20 +104,6 @@ def matmul_peak_flops(size: int = 2048, repeats: int = 10) -> float:
         jax.block_until_ready(dot(a, a))
         best = min(best, time.perf_counter() - start)
     return 2 * size**3 / best
-
-
-def _pipeline(game, apply_fn, mesh, *, policy, batch, moves, simulations):
-    search_fn = search.make_search(game, apply_fn, policy=policy, num_simulations=simulations)
-    devices = mesh.devices.size
-    play = selfplay.make_selfplay(
-        game,
-        search_fn,
-        policy=policy,
-        batch_size=batch // devices,
-        num_moves=moves,
-        num_sampling_moves=moves,
-    )
-    return jax.jit(selfplay.shard(play, mesh, "batch"))
 
 
 def run(
@@ -158,7 +130,7 @@ def run(
         "ours": (game, "all", apply_fn),
         "pgx": (peer, "one", apply_fn),
         "pgx sharded": (peer, "all", apply_fn),
-        "ours, no net": (game, "all", _no_network(game)),
+        "ours, no net": (game, "all", pipelines.no_network(game)),
     }
     print(
         f"jax {jax.__version__}, {len(devices)} x {devices[0].device_kind}; network "
@@ -174,7 +146,7 @@ def run(
         for batch in batch_sizes:
             moves = max(1, evaluations_per_call // (batch * (simulations + 1)))
             fns = {
-                side: _pipeline(
+                side: pipelines.pipeline(
                     g,
                     a,
                     meshes[m],

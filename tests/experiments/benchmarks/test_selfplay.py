@@ -9,14 +9,14 @@ import numpy as np
 from jax.sharding import Mesh
 
 from alphazero_jax import games, networks
-from experiments.benchmarks import selfplay
+from experiments.benchmarks import pipelines
 
 
 def test_no_network__uniform_priors_and_zero_values_through_the_same_pipeline():
     game = games.make("tic_tac_toe")
     states = jax.vmap(game.init)(jax.random.split(jax.random.key(0), 3))
     observations = jax.vmap(game.observe)(states)
-    no_net = selfplay._no_network(game)
+    no_net = pipelines.no_network(game)
     output, variables = no_net({"params": {}}, observations)
     assert variables == {"params": {}}
     np.testing.assert_array_equal(output.logits, np.zeros((3, game.num_actions)))
@@ -26,6 +26,6 @@ def test_no_network__uniform_priors_and_zero_values_through_the_same_pipeline():
     mesh = Mesh(np.array(jax.devices()[:1]), ("batch",))
     shapes = []
     for fn in (apply_fn, no_net):
-        play = selfplay._pipeline(game, fn, mesh, policy="puct", batch=2, moves=3, simulations=2)
+        play = pipelines.pipeline(game, fn, mesh, policy="puct", batch=2, moves=3, simulations=2)
         shapes.append(jax.eval_shape(play, weights, jax.random.key(1)))  # traced, not run
     assert shapes[0] == shapes[1]

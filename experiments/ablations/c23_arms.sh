@@ -30,9 +30,11 @@
 #   32 x 3's arithmetic an evaluation), whose capacity took Middle-Medium below the
 #   preset's plateau at the same positions (docs: ablations, "What the targets would
 #   take"); 120 iterations, so that its schedule ends within about 40 minutes of 2 cores.
+# - `lean64_hour`: `lean64` with a schedule that fills the hour: 180 iterations, from its
+#   120 in 39.2 minutes on the 2-core AMD machine (2026-11-29).
 
 C23_PRESET="connect_four:cpu"
-C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64)
+C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour)
 declare -A C23_OVERRIDES=(
     [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
     [openings]="selfplay.random_opening_plies=2"
@@ -47,6 +49,7 @@ declare -A C23_OVERRIDES=(
     [narrow]="network.channels=24 network.blocks=2 network.value_hidden=24"
     [lean]="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32"
     [lean64]="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32 network.channels=64 network.blocks=4 network.value_hidden=64 num_iterations=120"
+    [lean64_hour]="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32 network.channels=64 network.blocks=4 network.value_hidden=64 num_iterations=180"
 )
 declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5")
 

@@ -48,7 +48,7 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
 @pytest.mark.parametrize(
     ("script", "arguments", "count"),
     [
-        ("c23_screen.sh", ("out",), 14),
+        ("c23_screen.sh", ("out",), 15),
         ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
         ("c24_quoridor.sh", ("5x5", "out"), 6),
         ("c24_quoridor.sh", ("9x9", "out"), 7),

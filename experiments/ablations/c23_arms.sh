@@ -34,6 +34,9 @@
 #   120 in 39.2 minutes on the 2-core AMD machine (2026-11-29).
 
 C23_PRESET="connect_four:cpu"
+# The settings that `lean` and the arms built on it share.
+C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32"
+C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
 C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour)
 declare -A C23_OVERRIDES=(
     [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
@@ -47,9 +50,9 @@ declare -A C23_OVERRIDES=(
     [games128]="selfplay.batch_size=128"
     [schedule300]="num_iterations=300"
     [narrow]="network.channels=24 network.blocks=2 network.value_hidden=24"
-    [lean]="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32"
-    [lean64]="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32 network.channels=64 network.blocks=4 network.value_hidden=64 num_iterations=120"
-    [lean64_hour]="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32 network.channels=64 network.blocks=4 network.value_hidden=64 num_iterations=180"
+    [lean]="$C23_LEAN"
+    [lean64]="$C23_LEAN $C23_NET64 num_iterations=120"
+    [lean64_hour]="$C23_LEAN $C23_NET64 num_iterations=180"
 )
 declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5")
 

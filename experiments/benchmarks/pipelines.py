@@ -15,13 +15,13 @@ from alphazero_jax.types import Game
 
 def no_network(game: Game):
     """An apply function of the network's outputs that costs nothing: uniform priors and
-    zero values (its only work the reduction that keeps the observations used)."""
+    zero values (its only work a slice of the observations, which keeps them an input)."""
 
     def apply_fn(variables, observations, train=False):
         del train
-        unused = jnp.zeros_like(observations[:, 0, 0, 0])
-        logits = jnp.zeros((observations.shape[0], game.num_actions)) + unused[:, None]
-        return networks.NetworkOutput(logits, unused, {}), variables
+        values = jnp.zeros_like(observations[:, 0, 0, 0])
+        logits = jnp.zeros((observations.shape[0], game.num_actions)) + values[:, None]
+        return networks.NetworkOutput(logits, values, {}), variables
 
     return apply_fn
 

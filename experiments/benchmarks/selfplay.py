@@ -52,6 +52,7 @@ _CHANNELS = flags.DEFINE_integer("channels", 64, "Network channels.")
 _BLOCKS = flags.DEFINE_integer("blocks", 4, "Residual blocks.")
 _EVALUATIONS = flags.DEFINE_integer("evaluations", 30_000, "Network evaluations per timed call.")
 _ROUNDS = common.define_rounds(3)
+_NO_NET = "ours, no net"  # the side whose time is the search's and the game's alone
 
 
 @struct.dataclass
@@ -130,7 +131,7 @@ def run(
         "ours": (game, "all", apply_fn),
         "pgx": (peer, "one", apply_fn),
         "pgx sharded": (peer, "all", apply_fn),
-        "ours, no net": (game, "all", pipelines.no_network(game)),
+        _NO_NET: (game, "all", pipelines.no_network(game)),
     }
     print(
         f"jax {jax.__version__}, {len(devices)} x {devices[0].device_kind}; network "
@@ -166,7 +167,7 @@ def run(
                     jax.block_until_ready(fn(variables, jax.random.key(r + 1)))
                     times[side].append(time.perf_counter() - start)
             for side in fns:
-                if side == "ours, no net":
+                if side == _NO_NET:
                     continue  # its share follows the rows
                 seconds = statistics.median(times[side])
                 positions = batch * moves / seconds
@@ -188,7 +189,7 @@ def run(
                     f"{evaluations:>9,.0f} {evaluations * flops / 1e9:>8.1f} "
                     f"{ratio:>6.2f}x {row['peak_fraction']:>6.1%}"
                 )
-            share = statistics.median(times["ours, no net"]) / statistics.median(times["ours"])
+            share = statistics.median(times[_NO_NET]) / statistics.median(times["ours"])
             print(f"{'':<13} search and game: {share:.0%} of ours' time, the network the rest")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {rss:,.0f} MiB")

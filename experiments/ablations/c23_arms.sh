@@ -33,7 +33,7 @@
 # - `lean64_hour`: `lean64` with a schedule that fills the hour: 180 iterations, from its
 #   120 in 39.2 minutes on the 2-core AMD machine (2026-11-29).
 
-C23_PRESET="connect_four:cpu"
+C23_PRESET="connect_four:playout_cap"
 # The settings that `lean` and the arms built on it share.
 C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32"
 C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"

@@ -1,7 +1,9 @@
 # The arms of C23 (issue 62), sourced by c23_screen.sh and c23_hour.sh: each idea of the
 # literature (docs/training.md, "Ideas from the literature") and each of the hour's own knobs
-# as the overrides it adds to the Connect Four `cpu` preset, so that the screen and the
-# hour runs after it train exactly the same arms.
+# as the overrides it adds to `playout_cap`, the Connect Four preset that was `make
+# train`'s `cpu` until 2026-11-29, so that the screen and the hour runs after it train
+# exactly the same arms. `make train`'s `cpu` is now the arm `lean64_hour` with fewer
+# iterations (tests/experiments/ablations/test_scripts.py checks it).
 #
 # c23_arm NAME prints the arm's alphazero-compare spec, `NAME=PRESET OVERRIDES`, and
 # c23_together NAME... the spec of the named arms' overrides together, as the arm

@@ -94,7 +94,9 @@ def cpu(config: ml_collections.ConfigDict) -> None:
     every move of games searched with 16 simulations of Gumbel (docs: ablations, "The hour
     filled")."""
     playout_cap(config)  # its game length, root-value targets, replay memory and learner
-    config.num_iterations = 160
+    # lean64_hour's 180 iterations took 60 minutes of 2 AMD cores without evaluations;
+    # 150 take about 50, and three evaluations and the start the rest of the hour.
+    config.num_iterations = 150
     # The long recipes' network: about five times the 32 x 3's arithmetic an evaluation.
     # With playout_cap's searches it kept 53-64 positions a second on 2 cores; the 32 x 3
     # network's Middle-Medium stayed at 8.9-9.1% after every hour it was trained, on any
@@ -114,7 +116,7 @@ def cpu(config: ml_collections.ConfigDict) -> None:
     )
     # About 2 samples a new position (playout_cap's about 3.6): 5-6 s of a 20 s iteration.
     config.learner.updates_per_iteration = 32
-    config.evaluation.every = 40
+    config.evaluation.every = 50
 
 
 def agent(config: ml_collections.ConfigDict) -> None:

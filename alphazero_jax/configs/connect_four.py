@@ -121,8 +121,8 @@ def cpu(config: ml_collections.ConfigDict) -> None:
 
 def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the agent shipped before ``long_gpu``'s, ``make agent
-    GAME=connect_four``: the ``playout_cap`` preset (its network, search and replay memory) for 700
-    iterations, with an evaluation every 100. It fits one working session of the 2-core
+    GAME=connect_four``: the ``playout_cap`` preset (its network, search and replay memory)
+    for 700 iterations, with an evaluation every 100. It fits one working session of the 2-core
     development machine: 95 minutes on 2 nearly idle cores (median 7.2 s an iteration, 7
     evaluations of ~30 s; measured 2026-11-26). On one H100 an iteration takes 1.22 s
     (700 in about 14 minutes; evaluations not timed there)."""

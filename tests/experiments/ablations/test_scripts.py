@@ -166,7 +166,9 @@ def test_connect_four_cpu__is_the_arm_lean64_hour_but_for_its_schedule_and_evalu
     from alphazero_jax import configs
     from alphazero_jax.configs import settings
 
-    found = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_hour.sh", "out", "lean64_hour"))}
+    found = {
+        arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_hour.sh", "out", "lean64_hour"))
+    }
     measured = compare_flags.build_config(found["lean64_hour"])
     cpu = configs.get_config("connect_four", "cpu")
 
@@ -177,4 +179,3 @@ def test_connect_four_cpu__is_the_arm_lean64_hour_but_for_its_schedule_and_evalu
     changed = {key for key, _ in settings.leaves() if value(measured, key) != value(cpu, key)}
     assert changed == {"num_iterations", "evaluation.every"}, sorted(changed)
     assert (measured.num_iterations, cpu.num_iterations) == (180, 150)
-

@@ -94,8 +94,10 @@ def cpu(config: ml_collections.ConfigDict) -> None:
     every move of games searched with 16 simulations of Gumbel (docs: ablations, "The hour
     filled")."""
     playout_cap(config)  # its game length, root-value targets, replay memory and learner
-    # lean64_hour's 180 iterations took 60 minutes of 2 AMD cores without evaluations;
-    # 150 take about 50, and three evaluations and the start the rest of the hour.
+    # lean64_hour's 180 iterations took 60 minutes of 2 AMD cores without evaluations
+    # (20.1 s each, on two seeds); 150 take about 50, and three evaluations (69 s for the
+    # first, baselines rated included, measured at iteration 150) and the start the rest
+    # of the hour.
     config.num_iterations = 150
     # The long recipes' network: about five times the 32 x 3's arithmetic an evaluation.
     # With playout_cap's searches it kept 53-64 positions a second on 2 cores; the 32 x 3

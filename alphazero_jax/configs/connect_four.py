@@ -1,5 +1,6 @@
-"""Connect Four 6x7: ``default`` (an accelerator), ``cpu`` (a 2-core machine), ``agent``
-(a 32 x 3 agent in one session of 2 cores), ``long`` (a 64 x 4 network over several
+"""Connect Four 6x7: ``default`` (an accelerator), ``cpu`` (a 2-core machine: ``make
+train``), ``playout_cap`` (``make train``'s until 2026-11-29), ``agent`` (a 32 x 3 agent in
+one session of 2 cores), ``long`` (a 64 x 4 network over several
 sessions), ``long_gpu`` (``long``'s work for one accelerator: the shipped agent's recipe),
 ``smoke``."""
 
@@ -46,8 +47,12 @@ def default(config: ml_collections.ConfigDict) -> None:
     )
 
 
-def cpu(config: ml_collections.ConfigDict) -> None:
-    """About an hour on a 2-core AMD EPYC, 63 minutes to two hours on a 2-core Intel Xeon."""
+def playout_cap(config: ml_collections.ConfigDict) -> None:
+    """``make train``'s preset until 2026-11-29 (the ``cpu`` preset of every result dated
+    before it, and the reference arm of C23's comparisons): the 32 x 3 network, PUCT with
+    a playout cap, 480 iterations. About an hour on a 2-core AMD EPYC, 63 minutes to two
+    hours on a 2-core Intel Xeon; the ``agent`` recipe and those built on it train with
+    its search and targets."""
     _common(config)
     # 5.3-6.0 s an iteration on 2 idle AMD cores (16 updates: 0.6 s of it) and ~40 s an
     # evaluation every 20 iterations: about an hour (docs: results, settings compared).
@@ -82,14 +87,48 @@ def cpu(config: ml_collections.ConfigDict) -> None:
     config.evaluation.update(every=20, games=64, perfect_play_positions=100)
 
 
+def cpu(config: ml_collections.ConfigDict) -> None:
+    """``make train``: about an hour on 2 idle cores of an AMD EPYC. The comparison arm
+    ``lean64_hour`` of C23 (experiments/ablations/c23_arms.sh) on ``playout_cap``, with
+    fewer iterations so that its evaluations fit the hour: the 64 x 4 network trained on
+    every move of games searched with 16 simulations of Gumbel (docs: ablations, "The hour
+    filled")."""
+    playout_cap(config)  # its game length, root-value targets, replay memory and learner
+    # lean64_hour's 180 iterations took 60 minutes of 2 AMD cores without evaluations
+    # (20.1 s each, on two seeds); 150 take about 50, and three evaluations (69 s for the
+    # first, baselines rated included, measured at iteration 150) and the start the rest
+    # of the hour.
+    config.num_iterations = 150
+    # The long recipes' network: about five times the 32 x 3's arithmetic an evaluation.
+    # With playout_cap's searches it kept 53-64 positions a second on 2 cores; the 32 x 3
+    # network's Middle-Medium stayed at 8.9-9.1% after every hour it was trained, on any
+    # targets.
+    config.network.update(channels=64, blocks=4, value_hidden=64)
+    # Every move searched with 16 simulations of Gumbel (Danihelka et al., 2022), sampled
+    # from the improved policy and kept for training, games starting from random 0-2-ply
+    # positions (AlphaZero.jl issue #217's recipe): 17 network calls a kept position where
+    # playout_cap spends about 116, so 204-237 positions a second on 2 AMD cores. Play and
+    # the judge search with num_simulations (64) of Gumbel.
+    config.search.policy = "gumbel"
+    config.selfplay.update(
+        simulation_stages=((0, 16),),
+        full_search_probability=1.0,
+        num_sampling_moves=42,
+        random_opening_plies=2,
+    )
+    # About 2 samples a new position (playout_cap's about 3.6): 5-6 s of a 20 s iteration.
+    config.learner.updates_per_iteration = 32
+    config.evaluation.every = 50
+
+
 def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the agent shipped before ``long_gpu``'s, ``make agent
-    GAME=connect_four``: the ``cpu`` preset (its network, search and replay memory) for 700
-    iterations, with an evaluation every 100. It fits one working session of the 2-core
+    GAME=connect_four``: the ``playout_cap`` preset (its network, search and replay memory)
+    for 700 iterations, with an evaluation every 100. It fits one working session of the 2-core
     development machine: 95 minutes on 2 nearly idle cores (median 7.2 s an iteration, 7
     evaluations of ~30 s; measured 2026-11-26). On one H100 an iteration takes 1.22 s
     (700 in about 14 minutes; evaluations not timed there)."""
-    cpu(config)
+    playout_cap(config)
     config.num_iterations = 700
     config.evaluation.update(every=100, perfect_play_positions=200)
 
@@ -146,6 +185,7 @@ def smoke(config: ml_collections.ConfigDict) -> None:
 PRESETS = {
     "default": default,
     "cpu": cpu,
+    "playout_cap": playout_cap,
     "agent": agent,
     "long": long,
     "long_gpu": long_gpu,

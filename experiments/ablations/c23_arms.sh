@@ -1,7 +1,9 @@
 # The arms of C23 (issue 62), sourced by c23_screen.sh and c23_hour.sh: each idea of the
 # literature (docs/training.md, "Ideas from the literature") and each of the hour's own knobs
-# as the overrides it adds to the Connect Four `cpu` preset, so that the screen and the
-# hour runs after it train exactly the same arms.
+# as the overrides it adds to `playout_cap`, the Connect Four preset that was `make
+# train`'s `cpu` until 2026-11-29, so that the screen and the hour runs after it train
+# exactly the same arms. `make train`'s `cpu` is now the arm `lean64_hour` with fewer
+# iterations (tests/experiments/ablations/test_scripts.py checks it).
 #
 # c23_arm NAME prints the arm's alphazero-compare spec, `NAME=PRESET OVERRIDES`, and
 # c23_together NAME... the spec of the named arms' overrides together, as the arm
@@ -33,7 +35,7 @@
 # - `lean64_hour`: `lean64` with a schedule that fills the hour: 180 iterations, from its
 #   120 in 39.2 minutes on the 2-core AMD machine (2026-11-29).
 
-C23_PRESET="connect_four:cpu"
+C23_PRESET="connect_four:playout_cap"
 # The settings that `lean` and the arms built on it share.
 C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32"
 C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"

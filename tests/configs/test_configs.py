@@ -117,16 +117,16 @@ def _changed(a: ml_collections.ConfigDict, b: ml_collections.ConfigDict) -> set[
     return {key for key, _ in settings.leaves() if value(a, key) != value(b, key)}
 
 
-def test_connect_four_agent__is_the_cpu_preset_for_more_iterations():
-    """The docstring's claim: the ``agent`` recipe is the ``cpu`` preset (network, search,
-    targets and the 150,000-position replay memory of ``make train``) for 700 iterations,
-    evaluated less often; so a change to ``make train``'s training reaches the recipe."""
-    cpu = configs.get_config("connect_four", "cpu")
+def test_connect_four_agent__is_the_playout_cap_preset_for_more_iterations():
+    """The docstring's claim: the ``agent`` recipe is the ``playout_cap`` preset (network,
+    search, targets and the 150,000-position replay memory of ``make train`` until
+    2026-11-29) for 700 iterations, evaluated less often."""
+    base = configs.get_config("connect_four", "playout_cap")
     agent = configs.get_config("connect_four", "agent")
-    assert (cpu.num_iterations, agent.num_iterations) == (480, 700)
-    assert cpu.replay.capacity == agent.replay.capacity == 150_000
+    assert (base.num_iterations, agent.num_iterations) == (480, 700)
+    assert base.replay.capacity == agent.replay.capacity == 150_000
     differing = {"num_iterations", "evaluation.every", "evaluation.perfect_play_positions"}
-    changed = _changed(cpu, agent)
+    changed = _changed(base, agent)
     assert changed == differing, sorted(changed ^ differing)
 
 

@@ -155,3 +155,27 @@ def test_c23_games__refuses_an_unknown_game_in_one_line(bin_dir):
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == "Unknown game 'chess': expected othello or quoridor.\n"
+
+
+def test_connect_four_cpu__is_the_arm_lean64_hour_but_for_its_schedule_and_evaluations(bin_dir):
+    """``make train``'s preset is the C23 arm it was chosen from: every setting of
+    ``lean64_hour`` as c23_hour.sh hands it to the runner (its overrides on
+    ``playout_cap``), but for the number of iterations and the evaluations' cadence."""
+    import functools
+
+    from alphazero_jax import configs
+    from alphazero_jax.configs import settings
+
+    found = {
+        arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_hour.sh", "out", "lean64_hour"))
+    }
+    measured = compare_flags.build_config(found["lean64_hour"])
+    cpu = configs.get_config("connect_four", "cpu")
+
+    def value(config, key):  # a dict whether the config file's parser made it one or not
+        found = functools.reduce(getattr, key.split("."), config)
+        return found.to_dict() if hasattr(found, "to_dict") else found
+
+    changed = {key for key, _ in settings.leaves() if value(measured, key) != value(cpu, key)}
+    assert changed == {"num_iterations", "evaluation.every"}, sorted(changed)
+    assert (measured.num_iterations, cpu.num_iterations) == (180, 150)

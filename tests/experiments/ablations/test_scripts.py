@@ -1,8 +1,8 @@
 """The ablation scripts (experiments/ablations/*.sh): every arm they hand
 ``alphazero-compare`` builds a config that training accepts, so that a comparison of
 hours does not stop at its first slice of an arm; the C23 hour runs train exactly the
-screen's arms; the other games' `stages` rise as Connect Four's does; and an unknown arm or
-game is refused in one line.
+screen's arms; the other games' `stages` rise as Connect Four's does and their `lean64` is
+`make train`'s recipe on their presets; and an unknown arm or game is refused in one line.
 
 Each script runs with ``BIN`` set to a stand-in for ``alphazero-compare`` that prints the
 arguments it gets, one a line."""
@@ -13,6 +13,7 @@ import subprocess
 
 import pytest
 
+from alphazero_jax import configs
 from alphazero_jax.cli import compare_flags
 from alphazero_jax.compare import arms
 
@@ -52,8 +53,8 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
         ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
         ("c24_quoridor.sh", ("5x5", "out"), 6),
         ("c24_quoridor.sh", ("9x9", "out"), 7),
-        ("c23_games.sh", ("othello", "out"), 3),
-        ("c23_games.sh", ("quoridor", "out"), 3),
+        ("c23_games.sh", ("othello", "out"), 4),
+        ("c23_games.sh", ("quoridor", "out"), 4),
     ],
 )
 def test_ablation_script__every_arm_builds_a_config_training_accepts(
@@ -130,7 +131,7 @@ def test_c23_hour__refuses_in_one_line(bin_dir, arguments, expected):
 @pytest.mark.parametrize("game", ["othello", "quoridor"])
 def test_c23_games__stages_rise_to_the_presets_budget_as_connect_fours_do(bin_dir, game):
     found = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_games.sh", game, "out"))}
-    assert list(found) == ["preset", "stages", "score"]
+    assert list(found) == ["preset", "stages", "score", "lean64"]
     preset = compare_flags.build_config(found["preset"])
     stages = compare_flags.build_config(found["stages"]).selfplay.simulation_stages
     full, iterations = preset.search.num_simulations, preset.num_iterations
@@ -143,6 +144,55 @@ def test_c23_games__stages_rise_to_the_presets_budget_as_connect_fours_do(bin_di
     # From the same fractions of the schedule, to the nearest iteration.
     for (start, _), (c4_start, _) in zip(stages, connect_four, strict=True):
         assert abs(start - c4_start * iterations / 480) <= 0.5
+
+
+@pytest.mark.parametrize("game", ["othello", "quoridor"])
+def test_c23_games__lean64_is_make_trains_recipe_on_the_games_preset(bin_dir, game):
+    found = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_games.sh", game, "out"))}
+    preset = compare_flags.build_config(found["preset"])
+    lean = compare_flags.build_config(found["lean64"])
+    connect_four = configs.get_config("connect_four", "cpu")
+    # Connect Four's `cpu`: Gumbel, every move searched with 16 of its 64 simulations and
+    # kept, sampled to the game's end, on the 64 x 4 network.
+    assert [tuple(s) for s in connect_four.selfplay.simulation_stages] == [(0, 16)]
+    assert connect_four.search.num_simulations == 64
+    assert lean.search.policy == "gumbel"
+    assert [tuple(s) for s in lean.selfplay.simulation_stages] == [
+        (0, preset.search.num_simulations // 4)
+    ]
+    assert lean.search.num_simulations == preset.search.num_simulations  # judged as the preset
+    assert lean.selfplay.full_search_probability == 1.0
+    assert lean.selfplay.num_sampling_moves >= lean.selfplay.num_moves
+    assert lean.network.to_dict() == connect_four.network.to_dict()
+    assert lean.learner.to_dict() == preset.learner.to_dict()
+    assert lean.replay.to_dict() == preset.replay.to_dict()
+    # Random starts where the preset has none; Quoridor's handicap openings stay.
+    assert (lean.selfplay.random_opening_plies, lean.selfplay.handicap_moves) == (
+        (2, 0) if game == "othello" else (0, preset.selfplay.handicap_moves)
+    )
+
+
+def test_c23_games__arms_named_are_the_preset_and_those_and_flags_pass_through(bin_dir):
+    lines = _arguments(bin_dir, "c23_games.sh", "othello", "out", "lean64", "--seeds=0,1")
+    assert [arm.name for arm in _arms(lines)] == ["preset", "lean64"]
+    assert lines[-1] == "--seeds=0,1"
+    after = _arguments(bin_dir, "c23_games.sh", "quoridor", "out", "score", "--", "--max_slices=1")
+    assert [arm.name for arm in _arms(after)] == ["preset", "score"]
+    assert after[-1] == "--max_slices=1"
+
+
+def test_c23_games__refuses_an_unknown_arm_in_one_line(bin_dir):
+    done = subprocess.run(
+        ["bash", str(SCRIPTS / "c23_games.sh"), "othello", "out", "wider"],
+        env={"BIN": str(bin_dir), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "Unknown arm 'wider' of c23_games.sh: expected stages, score or lean64.\n"
+    )
 
 
 def test_c23_games__refuses_an_unknown_game_in_one_line(bin_dir):

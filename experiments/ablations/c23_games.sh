@@ -35,9 +35,10 @@ set -euo pipefail
 GAME="${1:?give the game: othello or quoridor}"
 OUTPUT="${2:?give the output directory}"
 shift 2
-BIN="${BIN:-$(dirname "$0")/../../.venv/bin}"
-
-NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
+HERE="$(dirname "$0")"
+BIN="${BIN:-$HERE/../../.venv/bin}"
+source "$HERE/c23_arms.sh"  # C23_NET64: Connect Four's 64 x 4 network
+NET64="$C23_NET64"
 case "$GAME" in
 othello)
     PRESET="othello:cpu"

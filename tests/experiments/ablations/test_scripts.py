@@ -181,30 +181,24 @@ def test_c23_games__arms_named_are_the_preset_and_those_and_flags_pass_through(b
     assert after[-1] == "--max_slices=1"
 
 
-def test_c23_games__refuses_an_unknown_arm_in_one_line(bin_dir):
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (("othello", "out", "wider"), "Unknown arm 'wider' of c23_games.sh: expected stages, "
+         "score or lean64.\n"),
+        (("chess", "out"), "Unknown game 'chess': expected othello or quoridor.\n"),
+    ],
+)  # fmt: skip
+def test_c23_games__refuses_an_unknown_arm_or_game_in_one_line(bin_dir, arguments, expected):
     done = subprocess.run(
-        ["bash", str(SCRIPTS / "c23_games.sh"), "othello", "out", "wider"],
+        ["bash", str(SCRIPTS / "c23_games.sh"), *arguments],
         env={"BIN": str(bin_dir), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         check=False,
     )
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == (
-        "Unknown arm 'wider' of c23_games.sh: expected stages, score or lean64.\n"
-    )
-
-
-def test_c23_games__refuses_an_unknown_game_in_one_line(bin_dir):
-    done = subprocess.run(
-        ["bash", str(SCRIPTS / "c23_games.sh"), "chess", "out"],
-        env={"BIN": str(bin_dir), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == "Unknown game 'chess': expected othello or quoridor.\n"
+    assert done.stderr == expected
 
 
 def test_connect_four_cpu__is_the_arm_lean64_hour_but_for_its_schedule_and_evaluations(bin_dir):

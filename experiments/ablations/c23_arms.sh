@@ -33,13 +33,23 @@
 #   preset's plateau at the same positions (docs: ablations, "What the targets would
 #   take"); 120 iterations, so that its schedule ends within about 40 minutes of 2 cores.
 # - `lean64_hour`: `lean64` with a schedule that fills the hour: 180 iterations, from its
-#   120 in 39.2 minutes on the 2-core AMD machine (2026-11-29).
+#   120 in 39.2 minutes on the 2-core AMD machine (2026-11-29). It is `make train`'s `cpu`
+#   with 30 more iterations, and the reference of the arms below (c23_hour.sh
+#   --reference=lean64_hour), each of which changes one thing of it, aimed at Begin-Hard,
+#   which stayed at 15-16% on every run of it:
+# - `lean64_rising`: a rising budget (Wu T.-R. et al., 2023), 32 simulations from iteration
+#   120; 165 iterations, so that its self-play (17 -> 33 network calls a position for the
+#   last 45) and learner take about the reference's hour.
+# - `lean64_outcome`: value targets the game's outcome alone (root_value_weight 0): 16
+#   simulations of Gumbel give a noisier root value than the 64 of PUCT it was chosen with.
+# - `lean64_replay`: a replay memory of 400,000 positions, about 30 minutes of its
+#   self-play, where 150,000 hold about 11.
 
 C23_PRESET="connect_four:playout_cap"
 # The settings that `lean` and the arms built on it share.
 C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32"
 C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
-C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour)
+C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay)
 declare -A C23_OVERRIDES=(
     [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
     [openings]="selfplay.random_opening_plies=2"
@@ -55,6 +65,9 @@ declare -A C23_OVERRIDES=(
     [lean]="$C23_LEAN"
     [lean64]="$C23_LEAN $C23_NET64 num_iterations=120"
     [lean64_hour]="$C23_LEAN $C23_NET64 num_iterations=180"
+    [lean64_rising]="${C23_LEAN/"((0,16),)"/"((0,16),(120,32))"} $C23_NET64 num_iterations=165"
+    [lean64_outcome]="$C23_LEAN $C23_NET64 num_iterations=180 selfplay.root_value_weight=0.0"
+    [lean64_replay]="$C23_LEAN $C23_NET64 num_iterations=180 replay.capacity=400000"
 )
 declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5")
 
@@ -65,28 +78,48 @@ _c23_check() {
     fi
 }
 
-# _c23_spec NAME ARM... : the spec of arm NAME with the overrides of ARM... in order; an
-# override key that two of them set to different values is refused in one line.
+# _c23_spec LABEL REFERENCE ARM... : the spec of arm LABEL with the overrides of ARM... in
+# order. With a REFERENCE arm (empty: none), its overrides first, and of each ARM only what it
+# changes of them, in the reference's place where it sets the same key; an override key
+# that two arms set to different values is refused in one line.
 _c23_spec() {
-    local label="$1" name override overrides="" aux=""
-    shift
-    declare -A seen=()
+    local label="$1" reference="$2" name override key aux=""
+    shift 2
+    local -A value=() owner=() given=()
+    local -a keys=()
+    if [[ -n "$reference" ]]; then
+        _c23_check "$reference" || return
+        for override in ${C23_OVERRIDES[$reference]}; do
+            key="${override%%=*}"
+            keys+=("$key")
+            value[$key]="$override"
+            owner[$key]=""
+            given[$key]="$override"
+        done
+    fi
     for name in "$@"; do
         _c23_check "$name" || return
         for override in ${C23_OVERRIDES[$name]}; do
-            local key="${override%%=*}"
-            if [[ -n "${seen[$key]+set}" && "${seen[$key]}" != "$override" ]]; then
-                echo "Arms $* cannot go together: they set $key to two values (${seen[$key]#*=} and ${override#*=})." >&2
+            key="${override%%=*}"
+            if [[ -z "${value[$key]+set}" ]]; then
+                keys+=("$key")
+            elif [[ "${value[$key]}" == "$override" || "${given[$key]:-}" == "$override" ]]; then
+                continue  # what another arm or the reference set already
+            elif [[ -n "${owner[$key]}" ]]; then
+                echo "Arms $* cannot go together: they set $key to two values (${value[$key]#*=} and ${override#*=})." >&2
                 return 2
             fi
-            [[ -z "${seen[$key]+set}" ]] && overrides+=" $override"
-            seen[$key]="$override"
+            value[$key]="$override"
+            owner[$key]="$name"
         done
         if [[ -n "${C23_AUX[$name]+set}" ]]; then
             aux+="${aux:+,}${C23_AUX[$name]}"
         fi
     done
-    local spec="$label=$C23_PRESET$overrides"
+    local spec="$label=$C23_PRESET"
+    for key in "${keys[@]}"; do
+        spec+=" ${value[$key]}"
+    done
     if [[ -n "$aux" ]]; then
         spec+=" learner.aux_weights=\"{$aux}\""
     fi
@@ -94,9 +127,16 @@ _c23_spec() {
 }
 
 c23_arm() {
-    _c23_spec "$1" "$1"
+    _c23_spec "$1" "" "$1"
 }
 
+# c23_together [--reference=ARM] NAME...: the arm `together`; over a reference, that
+# reference with each named arm's changes of it.
 c23_together() {
-    _c23_spec together "$@"
+    local reference=""
+    if [[ "${1:-}" == --reference=* ]]; then
+        reference="${1#--reference=}"
+        shift
+    fi
+    _c23_spec together "$reference" "$@"
 }

@@ -5,7 +5,7 @@
 # learner.aux_weights); every checkpoint, one every 10 minutes of training, judged on all
 # perfect-play sets at the run's own 64 simulations.
 #
-#   bash experiments/ablations/c23_hour.sh OUTPUT [--together] ARM [ARM...] [-- extra alphazero-compare flags]
+#   bash experiments/ablations/c23_hour.sh OUTPUT [--together] [--reference=ARM] ARM [ARM...] [-- extra alphazero-compare flags]
 #
 # e.g. `bash experiments/ablations/c23_hour.sh runs/c23_hour stages merge`. The same
 # command resumes exactly. With `--together`, only the preset and `together` (two or more
@@ -15,6 +15,11 @@
 # last iteration if that comes first (the preset's 480 take about 55-60 minutes of training
 # on the 2-core Intel machine: 125 in the screen's first 15), and keeps that network for the
 # report's later times; `schedule300`'s 300 iterations end at about 35-40.
+#
+# With `--reference=ARM`, that arm is the reference in the preset's place: e.g.
+# `c23_hour.sh runs/c23_bh --reference=lean64_hour lean64_rising` compares `make train`'s
+# recipe with one change of it, the preset not trained; `together` is then the reference
+# with every named arm's change of it.
 set -euo pipefail
 OUTPUT="${1:?give the output directory, then the arms}"
 shift
@@ -23,10 +28,16 @@ BIN="${BIN:-$HERE/../../.venv/bin}"
 source "$HERE/c23_arms.sh"
 
 SINGLES=1  # each named arm on its own too (all but --together)
-if [[ "${1:-}" == "--together" ]]; then
-    SINGLES=0
+REFERENCE=""
+while [[ "${1:-}" == --together || "${1:-}" == --reference=* ]]; do
+    if [[ "$1" == --together ]]; then
+        SINGLES=0
+    else
+        REFERENCE="${1#--reference=}"
+        _c23_check "$REFERENCE" || exit
+    fi
     shift
-fi
+done
 NAMES=()
 while [[ $# -gt 0 && "$1" != "--" ]]; do
     NAMES+=("$1")
@@ -41,14 +52,24 @@ if [[ $SINGLES -eq 0 && ${#NAMES[@]} -lt 2 ]]; then
     echo "--together needs two or more arms; got ${#NAMES[@]}: ${NAMES[*]}." >&2
     exit 2
 fi
-ARMS=(--arm="preset=$C23_PRESET")
+if [[ -n "$REFERENCE" ]]; then
+    for name in "${NAMES[@]}"; do
+        if [[ "$name" == "$REFERENCE" ]]; then
+            echo "Arm '$name' is the reference already; name the arms to compare with it." >&2
+            exit 2
+        fi
+    done
+    ARMS=(--arm="$(c23_arm "$REFERENCE")")
+else
+    ARMS=(--arm="preset=$C23_PRESET")
+fi
 if [[ $SINGLES -eq 1 ]]; then
     for name in "${NAMES[@]}"; do
         ARMS+=(--arm="$(c23_arm "$name")")
     done
 fi
 if [[ ${#NAMES[@]} -ge 2 ]]; then
-    ARMS+=(--arm="$(c23_together "${NAMES[@]}")")
+    ARMS+=(--arm="$(c23_together ${REFERENCE:+--reference=$REFERENCE} "${NAMES[@]}")")
 fi
 exec "$BIN/alphazero-compare" --output="$OUTPUT" --seeds=0,1 --minutes=60 \
     --slice_minutes=10 --checkpoint_minutes=10 "${ARMS[@]}" "$@"

@@ -9,7 +9,8 @@
 #
 # e.g. `--max_slices=4` to share the machine and go on later (the same command resumes
 # exactly). Arms may be appended later: keep these first, add new ones at the end.
-# All arms together: 15 x 30 minutes of training, plus the judging of their checkpoints.
+# All arms together: 18 x 30 minutes of training, plus the judging of their checkpoints;
+# the last three change `lean64_hour`, and are for c23_hour.sh --reference=lean64_hour.
 set -euo pipefail
 OUTPUT="${1:-runs/c23_screen}"
 shift || true

@@ -49,8 +49,9 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
 @pytest.mark.parametrize(
     ("script", "arguments", "count"),
     [
-        ("c23_screen.sh", ("out",), 15),
+        ("c23_screen.sh", ("out",), 18),
         ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
+        ("c23_hour.sh", ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"), 4),
         ("c24_quoridor.sh", ("5x5", "out"), 6),
         ("c24_quoridor.sh", ("9x9", "out"), 7),
         ("c23_games.sh", ("othello", "out"), 4),
@@ -101,10 +102,56 @@ def test_c23_hour__together_alone_is_the_preset_and_the_arms_together(bin_dir):
     assert pair[-1] == "--seeds=0"
 
 
+def _value(config, key):  # a dict whether the config file's parser made it one or not
+    import functools
+
+    found = functools.reduce(getattr, key.split("."), config)
+    return found.to_dict() if hasattr(found, "to_dict") else found
+
+
+def _changes(config, reference) -> dict:
+    from alphazero_jax.configs import settings
+
+    return {
+        key: _value(config, key)
+        for key, _ in settings.leaves()
+        if _value(config, key) != _value(reference, key)
+    }
+
+
+def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_together_all(bin_dir):
+    """``--reference=lean64_hour``: that arm in the preset's place, each arm after it
+    differing from it in the settings its comment names only, and ``together`` in all of
+    them at once."""
+    lines = _arguments(
+        bin_dir, "c23_hour.sh", "out", "--reference=lean64_hour",
+        "lean64_rising", "lean64_outcome", "lean64_replay",
+    )  # fmt: skip
+    found = {arm.name: compare_flags.build_config(arm) for arm in _arms(lines)}
+    assert list(found) == ["lean64_hour", "lean64_rising", "lean64_outcome", "lean64_replay",
+                           "together"]  # fmt: skip
+    reference = found["lean64_hour"]
+    rising = {"selfplay.simulation_stages": ((0, 16), (120, 32)), "num_iterations": 165}
+    outcome = {"selfplay.root_value_weight": 0.0}
+    replay = {"replay.capacity": 400_000}
+    assert _changes(found["lean64_rising"], reference) == rising
+    assert _changes(found["lean64_outcome"], reference) == outcome
+    assert _changes(found["lean64_replay"], reference) == replay
+    assert _changes(found["together"], reference) == rising | outcome | replay
+    # The reference is the arm as the screen trains it.
+    screen = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_screen.sh", "out"))}
+    assert _arms(lines)[0] == screen["lean64_hour"]
+
+
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [
         (("out", "bogus"), "Unknown C23 arm 'bogus': expected one of gumbel_jl"),
+        (("out", "--reference=bogus", "stages"), "Unknown C23 arm 'bogus'"),
+        (
+            ("out", "--reference=lean64_hour", "lean64_hour"),
+            "Arm 'lean64_hour' is the reference already; name the arms to compare with it.",
+        ),
         (("out",), "Give at least one arm after the output directory"),
         (("out", "--together", "stages"), "--together needs two or more arms; got 1: stages."),
         (("out", "--together", "stages", "bogus"), "Unknown C23 arm 'bogus'"),
@@ -205,21 +252,9 @@ def test_connect_four_cpu__is_the_arm_lean64_hour_but_for_its_schedule_and_evalu
     """``make train``'s preset is the C23 arm it was chosen from: every setting of
     ``lean64_hour`` as c23_hour.sh hands it to the runner (its overrides on
     ``playout_cap``), but for the number of iterations and the evaluations' cadence."""
-    import functools
-
-    from alphazero_jax import configs
-    from alphazero_jax.configs import settings
-
     found = {
         arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_hour.sh", "out", "lean64_hour"))
     }
     measured = compare_flags.build_config(found["lean64_hour"])
     cpu = configs.get_config("connect_four", "cpu")
-
-    def value(config, key):  # a dict whether the config file's parser made it one or not
-        found = functools.reduce(getattr, key.split("."), config)
-        return found.to_dict() if hasattr(found, "to_dict") else found
-
-    changed = {key for key, _ in settings.leaves() if value(measured, key) != value(cpu, key)}
-    assert changed == {"num_iterations", "evaluation.every"}, sorted(changed)
-    assert (measured.num_iterations, cpu.num_iterations) == (180, 150)
+    assert _changes(measured, cpu) == {"num_iterations": 180, "evaluation.every": 20}

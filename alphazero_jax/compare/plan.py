@@ -24,7 +24,7 @@ import os
 from typing import NamedTuple
 
 from alphazero_jax.compare.arms import Arm
-from alphazero_jax.compare.timing import Budget
+from alphazero_jax.compare.timing import Budget, stopped_early
 
 PLAN_FILE = "plan.json"
 ANCHORS_FILE = "anchors.json"
@@ -86,6 +86,23 @@ def slice_starts(output: str, name: str) -> list[int]:
     """The iteration each slice of the unit ``name`` (``unit_name``) started from."""
     lines = read_lines(os.path.join(output, SLICES_FILE))
     return [r["start"] for r in lines if r.get("unit") == name and "start" in r]
+
+
+def stopped_ends(output: str, name: str, num_iterations: int) -> set[int]:
+    """The iterations at which a slice of the unit ``name`` stopped early
+    (``timing.stopped_early``), from each slice's start and end records."""
+    limit, ends = None, set()
+    for record in read_lines(os.path.join(output, SLICES_FILE)):
+        if record.get("unit") != name:
+            continue
+        if "start" in record:
+            limit = record["limit_minutes"]
+        elif "end" in record and limit is not None:
+            if stopped_early(wall=record["wall"], limit_minutes=limit, end=record["end"],
+                             num_iterations=num_iterations):  # fmt: skip
+                ends.add(record["end"])
+            limit = None
+    return ends
 
 
 def check_same(saved: dict, plan: Plan) -> str | None:

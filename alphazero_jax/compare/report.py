@@ -3,6 +3,9 @@ and at equal iterations, and a paired verdict of every arm against the first.
 
 A curve's k-th point is the k-th judged checkpoint of each seed (the seeds of an arm
 take the same slices), drawn at the mean of their minutes of training (or iterations).
+A checkpoint that a stop left (Ctrl-C or SIGTERM mid-slice, ``timing.stopped_early``) has
+an age no other seed's shares: it is judged and in the tables, but not on the curves, so
+that a stop of one seed does not pair its checkpoints with the other seeds' later ones.
 Its value is the mean over seeds and items with the interval of ``stats`` (the bootstrap
 over seeds and positions); for the ladder it is the Elo fitted on every seed's games
 against the anchors' fixed ratings, with +-1.96 standard errors of that fit.
@@ -43,6 +46,7 @@ class Point(NamedTuple):
     iteration: int
     minutes: float
     measures: dict[str, judging.Measure]
+    stopped: bool = False  # saved by a stop mid-slice (see the module)
 
 
 def load_points(output: str, plan: plans.Plan) -> dict[tuple[str, int], list[Point]]:
@@ -52,14 +56,23 @@ def load_points(output: str, plan: plans.Plan) -> dict[tuple[str, int], list[Poi
         name = plans.unit_name(arm, seed)
         history = run_logging.read_metrics(plans.run_dir(output, arm, seed))
         seconds = timing.training_seconds(history, plans.slice_starts(output, name))
+        stops = plans.stopped_ends(output, name, _num_iterations(output, arm, seed))
         found = {}
         for record in plans.read_lines(plans.judged_path(output, arm, seed)):
             step = record["iteration"]
             spent = max((s for i, s in seconds.items() if i <= step), default=0.0)
             measures = {m["name"]: judging.Measure.from_dict(m) for m in record["measures"]}
-            found[step] = Point(step, spent / 60, measures)
+            found[step] = Point(step, spent / 60, measures, step in stops)
         points[arm.name, seed] = [found[step] for step in sorted(found)]
     return points
+
+
+def _num_iterations(output: str, arm, seed: int) -> int:
+    """The run's ``num_iterations`` (its ``config.json``); 0 before it has one."""
+    workdir = plans.run_dir(output, arm, seed)
+    if not os.path.exists(os.path.join(workdir, runs.CONFIG_FILE)):
+        return 0
+    return int(runs.read_config(workdir).num_iterations)
 
 
 def at(points: Sequence[Point], axis: str, x: float, slack: float = 0.0) -> Point | None:
@@ -100,11 +113,12 @@ def measure_names(points: dict) -> list[str]:
 def curves(plan, points, ratings) -> list[dict]:
     """The curve rows: measure, arm, axis, x, value, low, high, seeds. The k-th point of an
     arm's curve is the k-th judged checkpoint of each of its seeds (as far as every seed
-    has one), at the mean of their minutes (or iterations)."""
+    has one; those a stop left are not drawn), at the mean of their minutes (or
+    iterations)."""
     rows = []
     for name in measure_names(points):
         for arm in plan.arms:
-            units = [points[arm.name, seed] for seed in plan.seeds]
+            units = [[p for p in points[arm.name, seed] if not p.stopped] for seed in plan.seeds]
             for k in range(min(len(unit) for unit in units)):
                 chosen = [unit[k] for unit in units]
                 if any(name not in c.measures for c in chosen):
@@ -281,7 +295,7 @@ def finished_units(output: str, plan: plans.Plan, points) -> frozenset:
     for arm, seed in plan.units():
         judged, workdir = points.get((arm.name, seed)), plans.run_dir(output, arm, seed)
         if judged and os.path.exists(os.path.join(workdir, runs.CONFIG_FILE)):
-            if judged[-1].iteration >= int(runs.read_config(workdir).num_iterations):
+            if judged[-1].iteration >= _num_iterations(output, arm, seed):
                 done.add((arm.name, seed))
     return frozenset(done)
 

@@ -169,13 +169,15 @@ def _train_slice(output, arm, seed, config, minutes, train_fn, log) -> None:
     os.makedirs(workdir, exist_ok=True)
     train_fn(config, workdir)
     wall = time.monotonic() - started
-    stopped_early = wall < minutes * 60 and progress(output, arm, seed)[0] < config.num_iterations
     jax.clear_caches()  # the slice's programs: the next unit builds its own
     end = progress(output, arm, seed)[0]
+    stopped = timing.stopped_early(
+        wall=wall, limit_minutes=minutes, end=end, num_iterations=config.num_iterations
+    )
     plans.append_line(
         slices_path, {"unit": name, "end": end, "wall": wall, "seconds_before": seconds}
     )
-    if stopped_early:  # Ctrl-C (or SIGTERM) reached training, which saved and stopped
+    if stopped:  # Ctrl-C (or SIGTERM) reached training, which saved and stopped
         raise KeyboardInterrupt
 
 

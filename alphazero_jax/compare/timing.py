@@ -78,6 +78,13 @@ def is_done(budget: Budget, *, iteration: int, num_iterations: int, seconds: flo
     return bool(budget.minutes) and seconds >= budget.minutes * 60 - typical / 2
 
 
+def stopped_early(*, wall: float, limit_minutes: float, end: int, num_iterations: int) -> bool:
+    """Whether a slice ended before its limit for a stop (Ctrl-C, SIGTERM at a session's
+    end), not for its schedule's last iteration: training saves a checkpoint there, at
+    whatever age the unit had reached."""
+    return wall < limit_minutes * 60 and end < num_iterations
+
+
 def slice_minutes(
     budget: Budget, *, slice_minutes: float, seconds: float, overhead_seconds: float
 ) -> float:

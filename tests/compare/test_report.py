@@ -103,3 +103,53 @@ def test_arm_table__a_row_per_arm_marked_where_the_test_says():
         "| base | 1 | 1 | 100.0% |",
         "| idea | 1 | 1.25 | 0.0% (better) |",
     ]
+
+
+def test_stopped_ends__the_slices_a_stop_cut_short_not_the_schedules_end(tmp_path):
+    # The Othello 6x6 comparison of 2026-11-29, lean64/seed0 and preset/seed0: a SIGTERM at
+    # a session's end cut lean64's second slice after 70 s of its 10.17 minutes; the
+    # preset's last slice ended after 160 s at its schedule's 240th iteration.
+    records = [
+        {"unit": "lean64/seed0", "start": 0, "limit_minutes": 10.0},
+        {"unit": "preset/seed0", "start": 106, "limit_minutes": 10.16},
+        {"unit": "preset/seed0", "end": 213, "wall": 614.0, "seconds_before": 598.6},
+        {"unit": "lean64/seed0", "end": 81, "wall": 606.5, "seconds_before": 0.0},
+        {"unit": "lean64/seed0", "start": 81, "limit_minutes": 10.17},
+        {"unit": "lean64/seed0", "end": 90, "wall": 70.2, "seconds_before": 598.1},
+        {"unit": "lean64/seed0", "start": 90, "limit_minutes": 9.04},
+        {"unit": "lean64/seed0", "end": 169, "wall": 553.3, "seconds_before": 662.8},
+        {"unit": "preset/seed0", "start": 213, "limit_minutes": 10.0},
+        {"unit": "preset/seed0", "end": 240, "wall": 159.7, "seconds_before": 1205.8},
+    ]
+    for record in records:
+        plan.append_line(os.path.join(tmp_path, plan.SLICES_FILE), record)
+    assert plan.stopped_ends(str(tmp_path), "lean64/seed0", 250) == {90}
+    assert plan.stopped_ends(str(tmp_path), "preset/seed0", 240) == set()
+    # Had the preset's schedule been longer, its last slice would have been a stop.
+    assert plan.stopped_ends(str(tmp_path), "preset/seed0", 480) == {240}
+
+
+def test_curves__a_checkpoint_a_stop_left_is_in_the_tables_but_not_on_the_curve():
+    # Seed 0 was stopped at 11.1 minutes (iteration 90) and judged there; without that
+    # checkpoint its k-th checkpoints line up with seed 1's: 10, 20 and 30 minutes.
+    two_seeds = PLAN._replace(arms=PLAN.arms[:1], seeds=(0, 1))
+    points = {
+        ("base", 0): [
+            _point(81, 10.0, "1111"),
+            report.Point(90, 11.1, _point(90, 11.1, "1100").measures, stopped=True),
+            _point(169, 20.0, "1100"),
+            _point(250, 30.0, "1000"),
+        ],
+        ("base", 1): [
+            _point(78, 10.0, "1111"),
+            _point(166, 20.0, "1100"),
+            _point(250, 30.0, "0000"),
+        ],
+    }
+    rows = report.curves(two_seeds, points, None)
+    drawn = [(r["x"], r["value"]) for r in rows if r["axis"] == "minutes"]
+    assert drawn == [(10.0, 1.0), (20.0, 0.5), (30.0, 0.125)]
+    assert [r["x"] for r in rows if r["axis"] == "iteration"] == [79.5, 167.5, 250.0]
+    # At equal time the stop's checkpoint is seed 0's newest by 15 minutes.
+    compared = report.compare_at(two_seeds, points, None, "minutes", 15.0, 0.0)
+    assert compared.rows[0]["iterations"] == [90, 78]

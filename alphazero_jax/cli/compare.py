@@ -15,9 +15,11 @@ oracle for Tic-Tac-Toe, an anchor ladder for any game). Out come ``report.md``, 
 positions, tables at equal time and equal iterations, and each arm's paired verdict against
 the first arm; the report is printed too. Rerunning the same command continues where it
 stopped; another plan for the same ``--output`` is refused (arms may be appended).
-``--report_only`` writes and prints the report of what ``--output`` holds so far, from its
-``plan.json`` (with ``--arm`` flags, those must be its plan), training and judging nothing:
-it reads a comparison that is running in another process. A bad
+``--reuse=DIR`` takes over each unit that a comparison in DIR trained and judged exactly
+as this one would, instead of training it again (a reference arm that several comparisons
+share). ``--report_only`` writes and prints the report of what ``--output`` holds so far,
+from its ``plan.json`` (with ``--arm`` flags, those must be its plan), training and judging
+nothing: it reads a comparison that is running in another process. A bad
 flag or arm prints one line, ``error: ...``, and exits with status 2 (docs/compare.md).
 """
 
@@ -36,7 +38,7 @@ _FLAGS = compare_flags.define()
 
 def main(argv: list[str]) -> None:
     cli.begin(argv)
-    from alphazero_jax.compare import arms, judges, report, runner
+    from alphazero_jax.compare import arms, judges, report, reuse, runner
     from alphazero_jax.compare import plan as plans
 
     if _FLAGS.report_only.value:
@@ -49,6 +51,7 @@ def main(argv: list[str]) -> None:
         return
     try:
         plan, game = compare_flags.read_plan(_FLAGS)
+        sources = reuse.read_sources(_FLAGS.reuse.value)  # ReuseError: a ValueError
     except (arms.ArmError, ValueError) as error:
         cli.fail(error)
     output = cli.writable_directory(_FLAGS.output.value, "output")
@@ -62,6 +65,15 @@ def main(argv: list[str]) -> None:
     from alphazero_jax.training.config_schema import ConfigError
     from alphazero_jax.training.session import TrainingError
 
+    if sources:
+        reuse.take_over(
+            plan,
+            output,
+            sources,
+            unit_config=lambda arm, seed: runner.unit_config(
+                plan, compare_flags.build_config, arm, seed
+            ),
+        )
     print(f"Comparing {len(plan.arms)} arms x {len(plan.seeds)} seeds in {output}: "
           f"{plan.budget.describe()} each, judged by {', '.join(plan.judges)}")  # fmt: skip
     try:

@@ -39,6 +39,13 @@ def define() -> types.SimpleNamespace:
         ladder_games=d.DEFINE_integer("ladder_games", 32, "Games of a checkpoint per anchor."),
         judge_seed=d.DEFINE_integer("judge_seed", 0, "The judges' randomness."),
         output=d.DEFINE_string("output", None, "The comparison's directory.", required=True),
+        reuse=d.DEFINE_list(
+            "reuse",
+            [],
+            "Other comparisons' output directories: a unit without a run takes over one "
+            "of theirs that trained and was judged exactly as it would be (same config, "
+            "seed, budget and judges), instead of training again.",
+        ),
         max_slices=d.DEFINE_integer("max_slices", 0, "Stop after this many slices (0: never)."),
         report_only=d.DEFINE_bool(
             "report_only",

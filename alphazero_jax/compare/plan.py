@@ -157,6 +157,14 @@ def read_lines(path: str) -> list[dict]:
     return records
 
 
+def write_lines(path: str, records: list[dict]) -> None:
+    """Writes ``records`` as JSON lines, atomically."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path + ".tmp", "w") as file:
+        file.writelines(json.dumps(record) + "\n" for record in records)
+    os.replace(path + ".tmp", path)
+
+
 def append_line(path: str, record: dict) -> None:
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "a") as file:

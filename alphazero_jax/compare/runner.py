@@ -47,6 +47,12 @@ def unit_overrides(plan: plans.Plan, seed: int, gating: str) -> tuple[str, ...]:
     return tuple(extra)
 
 
+def unit_config(plan: plans.Plan, config_fn: ConfigFn, arm: Arm, seed: int):
+    """The config the unit (arm, seed) trains with: the arm's, and ``unit_overrides``."""
+    gating = config_fn(arm, ()).gating.rule
+    return config_fn(arm, unit_overrides(plan, seed, gating))
+
+
 def progress(output: str, arm: Arm, seed: int) -> tuple[int, float, float]:
     """A unit's newest checkpoint's iteration, its training seconds and a typical
     iteration's seconds (0, 0, 0 before its first)."""
@@ -116,10 +122,7 @@ def run(
       max_slices: stop after this many slices of training.
       log: where progress lines go.
     """
-    configs = {}
-    for arm, seed in plan.units():
-        base = config_fn(arm, ())
-        configs[arm, seed] = config_fn(arm, unit_overrides(plan, seed, base.gating.rule))
+    configs = {(arm, seed): unit_config(plan, config_fn, arm, seed) for arm, seed in plan.units()}
     slices = 0
     while True:
         waiting = []

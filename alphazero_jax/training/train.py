@@ -454,7 +454,7 @@ def _make_evaluator(config, game, apply_fn, opponents) -> evaluator.Evaluator | 
     )
 
 
-def _check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
+def check_workdir(workdir: str, config: ml_collections.ConfigDict) -> None:
     """Refuses a workdir whose run has other settings: all but the resumable ones
     (``Setting.resumable``; ``num_iterations`` too where the learning rate does not depend
     on it) must agree for the run to go on exactly (its game, network and replay capacity
@@ -544,7 +544,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     config = components.config
     primary = jax.process_index() == 0
     _check_writable(workdir, components.initial_state)
-    _check_workdir(workdir, config)
+    check_workdir(workdir, config)
     manager = runs.checkpoint_manager(workdir, max_to_keep=config.max_to_keep)
     run = session.Session(components, config, workdir, manager)
     if primary:

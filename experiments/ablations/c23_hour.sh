@@ -5,7 +5,7 @@
 # learner.aux_weights); every checkpoint, one every 10 minutes of training, judged on all
 # perfect-play sets at the run's own 64 simulations.
 #
-#   bash experiments/ablations/c23_hour.sh OUTPUT [--together] [--reference=ARM] ARM [ARM...] [-- extra alphazero-compare flags]
+#   bash experiments/ablations/c23_hour.sh OUTPUT [--together|--apart] [--reference=ARM] ARM [ARM...] [-- extra alphazero-compare flags]
 #
 # e.g. `bash experiments/ablations/c23_hour.sh runs/c23_hour stages merge`. The same
 # command resumes exactly. With `--together`, only the preset and `together` (two or more
@@ -16,10 +16,15 @@
 # on the 2-core Intel machine: 125 in the screen's first 15), and keeps that network for the
 # report's later times; `schedule300`'s 300 iterations end at about 35-40.
 #
+# With `--apart`, each named arm against the reference and no `together`: ideas not yet
+# judged, whose winners are put together afterwards.
+#
 # With `--reference=ARM`, that arm is the reference in the preset's place: e.g.
 # `c23_hour.sh runs/c23_bh --reference=lean64_hour lean64_rising` compares `make train`'s
 # recipe with one change of it, the preset not trained; `together` is then the reference
-# with every named arm's change of it.
+# with every named arm's change of it. A reference trained by an earlier comparison is
+# taken over rather than trained again with `-- --reuse=THAT_OUTPUT` (docs/compare.md):
+# e.g. `lean64_hour`'s seed 0 in hour_together, its seed 1 in c23_lean64.
 set -euo pipefail
 OUTPUT="${1:?give the output directory, then the arms}"
 shift
@@ -28,10 +33,13 @@ BIN="${BIN:-$HERE/../../.venv/bin}"
 source "$HERE/c23_arms.sh"
 
 SINGLES=1  # each named arm on its own too (all but --together)
+TOGETHER=1  # all of them in one arm, with two or more (all but --apart)
 REFERENCE=""
-while [[ "${1:-}" == --together || "${1:-}" == --reference=* ]]; do
+while [[ "${1:-}" == --together || "${1:-}" == --apart || "${1:-}" == --reference=* ]]; do
     if [[ "$1" == --together ]]; then
         SINGLES=0
+    elif [[ "$1" == --apart ]]; then
+        TOGETHER=0
     else
         REFERENCE="${1#--reference=}"
         _c23_check "$REFERENCE" || exit
@@ -46,6 +54,10 @@ done
 [[ "${1:-}" == "--" ]] && shift
 if [[ ${#NAMES[@]} -eq 0 ]]; then
     echo "Give at least one arm after the output directory: one of ${C23_ORDER[*]}." >&2
+    exit 2
+fi
+if [[ $SINGLES -eq 0 && $TOGETHER -eq 0 ]]; then
+    echo "--together and --apart exclude each other: give one." >&2
     exit 2
 fi
 if [[ $SINGLES -eq 0 && ${#NAMES[@]} -lt 2 ]]; then
@@ -68,7 +80,7 @@ if [[ $SINGLES -eq 1 ]]; then
         ARMS+=(--arm="$(c23_arm "$name")")
     done
 fi
-if [[ ${#NAMES[@]} -ge 2 ]]; then
+if [[ $TOGETHER -eq 1 && ${#NAMES[@]} -ge 2 ]]; then
     ARMS+=(--arm="$(c23_together ${REFERENCE:+--reference=$REFERENCE} "${NAMES[@]}")")
 fi
 exec "$BIN/alphazero-compare" --output="$OUTPUT" --seeds=0,1 --minutes=60 \

@@ -94,6 +94,7 @@ def test_compare__two_arms_two_seeds_resume_and_report(tmp_path):
             "Unknown agent spec 'x'",
         ),
         (["--report_only"], "holds no plan.json"),
+        (["--arm=a=tic_tac_toe:smoke", "--iterations=1", "--reuse=/nowhere"], "holds no plan"),
     ],
 )
 def test_compare__a_bad_flag_or_arm_is_one_line(tmp_path, arguments, said):

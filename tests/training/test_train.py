@@ -435,7 +435,7 @@ def test_check_workdir__a_run_written_before_keys_were_added_may_resume(tmp_path
                 node = node[section]
             del node[name]
     (tmp_path / "config.json").write_text(json.dumps(written))
-    train._check_workdir(str(tmp_path), config)  # no ConfigError
+    train.check_workdir(str(tmp_path), config)  # no ConfigError
     config.search.num_simulations += 1
     with pytest.raises(ValueError, match=r"trained with search\.num_simulations=4"):
-        train._check_workdir(str(tmp_path), config)
+        train.check_workdir(str(tmp_path), config)

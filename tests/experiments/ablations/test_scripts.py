@@ -52,6 +52,11 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
         ("c23_screen.sh", ("out",), 18),
         ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
         ("c23_hour.sh", ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"), 4),
+        (
+            "c23_hour.sh",
+            ("out", "--apart", "--reference=lean64_hour", "lean64_rising", "lean64_outcome"),
+            3,
+        ),
         ("c24_quoridor.sh", ("5x5", "out"), 6),
         ("c24_quoridor.sh", ("9x9", "out"), 7),
         ("c23_games.sh", ("othello", "out"), 4),
@@ -138,6 +143,11 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
     assert _changes(found["lean64_outcome"], reference) == outcome
     assert _changes(found["lean64_replay"], reference) == replay
     assert _changes(found["together"], reference) == rising | outcome | replay
+    apart = _arguments(
+        bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",
+        "lean64_rising", "lean64_outcome", "lean64_replay",
+    )  # fmt: skip
+    assert _arms(apart) == [a for a in _arms(lines) if a.name != "together"]
     # The reference is the arm as the screen trains it.
     screen = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_screen.sh", "out"))}
     assert _arms(lines)[0] == screen["lean64_hour"]
@@ -155,6 +165,7 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
         (("out",), "Give at least one arm after the output directory"),
         (("out", "--together", "stages"), "--together needs two or more arms; got 1: stages."),
         (("out", "--together", "stages", "bogus"), "Unknown C23 arm 'bogus'"),
+        (("out", "--apart", "--together", "a", "b"), "--together and --apart exclude each other"),
         (
             ("out", "gumbel_jl", "forced"),
             "Arms gumbel_jl forced cannot go together: they set search.policy to two values "

@@ -1,11 +1,14 @@
 """The report of a comparison: curves with 95% intervals, tables at equal training time
 and at equal iterations, and a paired verdict of every arm against the first.
 
-A curve's k-th point is the k-th judged checkpoint of each seed (the seeds of an arm
-take the same slices), drawn at the mean of their minutes of training (or iterations).
-A checkpoint that a stop left (Ctrl-C or SIGTERM mid-slice, ``timing.stopped_early``) has
-an age no other seed's shares: it is judged and in the tables, but not on the curves, so
-that a stop of one seed does not pair its checkpoints with the other seeds' later ones.
+A curve's k-th point (``curves``) is, for each seed, its judged checkpoint nearest k
+times the plan's checkpoint cadence in minutes (the seeds of an arm take the same
+slices), drawn at the mean of their minutes of training (or iterations), and last the
+seeds' final checkpoints once their schedules ended. A checkpoint that a stop left
+(Ctrl-C or SIGTERM mid-slice, ``timing.stopped_early``) has an age no other seed's
+shares: it is judged and in the tables, and on a curve only where it falls at a cadence's
+minutes (a stop seconds before a slice's end), so that a stop of one seed does not pair
+its checkpoints with the other seeds' later ones.
 Its value is the mean over seeds and items with the interval of ``stats`` (the bootstrap
 over seeds and positions); for the ladder it is the Elo fitted on every seed's games
 against the anchors' fixed ratings, with +-1.96 standard errors of that fit.
@@ -110,17 +113,23 @@ def measure_names(points: dict) -> list[str]:
     return list(names)
 
 
-def curves(plan, points, ratings) -> list[dict]:
-    """The curve rows: measure, arm, axis, x, value, low, high, seeds. The k-th point of an
-    arm's curve is the k-th judged checkpoint of each of its seeds (as far as every seed
-    has one; those a stop left are not drawn), at the mean of their minutes (or
-    iterations)."""
+def curves(plan, points, ratings, finished: frozenset = frozenset()) -> list[dict]:
+    """The curve rows: measure, arm, axis, x, value, low, high, seeds.
+
+    With a checkpoint cadence in minutes (``plan.checkpoint_minutes``), the k-th point of
+    an arm's curve is, for each seed, its checkpoint nearest k cadences of training (within
+    a tenth of one; a unit ``finished`` at its schedule's end before then keeps its last
+    one), drawn at the mean of their minutes (or iterations), as long as every seed has
+    one; then, if every seed is ``finished``, their last checkpoints. So a checkpoint a stop
+    left mid-slice is not drawn, and seeds whose slices ended a few seconds apart are
+    drawn together. Without one, the k-th judged checkpoint of each seed (as far as every
+    seed has one; those a stop left are not drawn)."""
     rows = []
     for name in measure_names(points):
         for arm in plan.arms:
-            units = [[p for p in points[arm.name, seed] if not p.stopped] for seed in plan.seeds]
-            for k in range(min(len(unit) for unit in units)):
-                chosen = [unit[k] for unit in units]
+            units = [points[arm.name, seed] for seed in plan.seeds]
+            ended = [(arm.name, seed) in finished for seed in plan.seeds]
+            for chosen in _curve_points(units, ended, plan.checkpoint_minutes):
                 if any(name not in c.measures for c in chosen):
                     continue
                 value, low, high = summarise([c.measures[name] for c in chosen], ratings)
@@ -129,6 +138,38 @@ def curves(plan, points, ratings) -> list[dict]:
                     rows.append(dict(measure=name, arm=arm.name, axis=axis, x=x, value=value,
                                      low=low, high=high, seeds=len(chosen)))  # fmt: skip
     return rows
+
+
+def _curve_points(units: list[list[Point]], ended: list[bool], cadence: float) -> list[list]:
+    """The seeds' checkpoints of each point of one arm's curve (see ``curves``)."""
+    if not cadence:
+        units = [[p for p in unit if not p.stopped] for unit in units]
+        return [[unit[k] for unit in units] for k in range(min(map(len, units)))]
+    drawn, k = [], 1
+    while True:
+        chosen, fresh = [], False
+        for unit, done in zip(units, ended):
+            near = [p for p in unit if abs(p.minutes - k * cadence) <= cadence / 10]
+            if near:
+                chosen.append(min(near, key=lambda p: (abs(p.minutes - k * cadence), -p.minutes)))
+                fresh = True
+            elif done and unit and unit[-1].minutes < k * cadence:
+                chosen.append(unit[-1])
+            else:
+                break
+        if len(chosen) < len(units) or not fresh:
+            break
+        drawn.append(chosen)
+        k += 1
+    if all(ended) and all(units):
+        last = [unit[-1] for unit in units]
+        if not drawn or _steps(drawn[-1]) != _steps(last):
+            drawn.append(last)
+    return drawn
+
+
+def _steps(chosen: list[Point]) -> list[int]:
+    return [p.iteration for p in chosen]
 
 
 class Comparison(NamedTuple):
@@ -323,14 +364,14 @@ def write(output: str, plan: plans.Plan, ratings: dict | None) -> str:
     if not any(points.values()):
         return "Nothing judged yet."
     slack = slack_minutes(output, plan)
-    rows = curves(plan, points, ratings)
+    finished = finished_units(output, plan, points)
+    rows = curves(plan, points, ratings, finished)
     with open(os.path.join(output, "curves.csv"), "w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
     plans.write_json(os.path.join(output, "curves.json"), rows)
     figures = plots.draw(rows, output)
-    finished = finished_units(output, plan, points)
     minutes, iteration = final_points(points, finished)
     reference = plan.arms[0].name
     comparisons = [

@@ -153,3 +153,55 @@ def test_curves__a_checkpoint_a_stop_left_is_in_the_tables_but_not_on_the_curve(
     # At equal time the stop's checkpoint is seed 0's newest by 15 minutes.
     compared = report.compare_at(two_seeds, points, None, "minutes", 15.0, 0.0)
     assert compared.rows[0]["iterations"] == [90, 78]
+
+
+def _stop(iteration, minutes, mistakes):
+    return _point(iteration, minutes, mistakes)._replace(stopped=True)
+
+
+def test_curves__with_a_cadence_each_point_is_the_seeds_checkpoints_nearest_its_minutes():
+    # The Quoridor 5x5 comparison of 2026-11-29, lean64: seed 1 was stopped at iteration
+    # 149 (13.2 minutes) and again 3 s before its second slice's end (226, 19.9 minutes);
+    # both seeds ended their schedules (280) at about 25. Paired by order, seed 0's 20
+    # minutes would meet seed 1's 25.
+    cadence = PLAN._replace(arms=PLAN.arms[:1], seeds=(0, 1), checkpoint_minutes=10.0)
+    points = {
+        ("base", 0): [_point(113, 9.95, "1111"), _point(227, 20.15, "1100"),
+                      _point(280, 25.1, "1000")],
+        ("base", 1): [_point(112, 9.9, "1111"), _stop(149, 13.2, "1110"),
+                      _stop(226, 19.9, "1100"), _point(280, 24.8, "0000")],
+    }  # fmt: skip
+    finished = frozenset({("base", 0), ("base", 1)})
+    rows = report.curves(cadence, points, None, finished)
+    drawn = [(round(r["x"], 3), r["value"]) for r in rows if r["axis"] == "minutes"]
+    assert drawn == [(9.925, 1.0), (20.025, 0.5), (24.95, 0.125)]
+    assert [r["x"] for r in rows if r["axis"] == "iteration"] == [112.5, 226.5, 280.0]
+    # Not finished, the ends are not drawn: they are no cadence's checkpoints.
+    assert len(report.curves(cadence, points, None)) == 2 * 2
+    # A seed not judged yet: no curve (both finished or not).
+    early = {**points, ("base", 1): []}
+    assert report.curves(cadence, early, None, finished) == []
+    assert report.curves(cadence, early, None) == []
+
+    # A stop a minute after a cadence's checkpoint is not drawn in its place (the
+    # Othello 6x6 comparison's seed 0), nor anywhere.
+    points[("base", 0)] = [_point(81, 10.0, "1111"), _stop(90, 11.1, "0000"),
+                           _point(169, 20.0, "1100"), _point(250, 29.6, "1000")]  # fmt: skip
+    points[("base", 1)] = [_point(78, 10.0, "1111"), _point(166, 20.0, "1100"),
+                           _point(250, 29.8, "0000")]  # fmt: skip
+    rows = report.curves(cadence, points, None, finished)
+    drawn = [(round(r["x"], 3), r["value"]) for r in rows if r["axis"] == "minutes"]
+    assert drawn == [(10.0, 1.0), (20.0, 0.5), (29.7, 0.125)]  # the ends are the third
+
+
+def test_curves__a_seed_whose_schedule_ended_keeps_its_last_checkpoint_for_later_points():
+    cadence = PLAN._replace(arms=PLAN.arms[:1], seeds=(0, 1), checkpoint_minutes=10.0)
+    points = {
+        ("base", 0): [_point(106, 9.9, "1111"), _point(200, 17.7, "1100")],  # ended
+        ("base", 1): [_point(109, 10.1, "1111"), _point(216, 20.0, "0000")],  # goes on
+    }
+    rows = report.curves(cadence, points, None, frozenset({("base", 0)}))
+    assert [(round(r["x"], 3), r["value"]) for r in rows if r["axis"] == "minutes"] == [
+        (10.0, 1.0),
+        (18.85, 0.25),
+    ]

@@ -68,6 +68,20 @@ def test_compare__two_arms_two_seeds_resume_and_report(tmp_path):
     assert {(r["arm"], r["axis"]) for r in rows} >= {("base", "iteration"), ("fast", "minutes")}
     assert all(r["low"] <= r["value"] <= r["high"] for r in rows)
 
+    # Another comparison with the reference under another name takes its units over.
+    other = tmp_path / "other"
+    plan = ["--seeds=0", "--iterations=2", "--checkpoint_minutes=0.0001"]
+    reused = _compare(f"--output={other}", *plan, "--arm=ref=tic_tac_toe:smoke",
+                      f"--reuse={output}")  # fmt: skip
+    assert reused.returncode == 0, reused.stderr[-2000:]
+    assert f"reused ref/seed0 <- {output} base/seed0" in reused.stdout
+    assert [r for r in _slices(other) if "start" in r] == [
+        {**r, "unit": "ref/seed0"}
+        for r in _slices(output)
+        if r["unit"] == "base/seed0" and "start" in r
+    ]  # nothing trained, nothing judged: all copied
+    assert "judged ref/" not in reused.stdout and "ref " in reused.stdout
+
     changed = _compare(f"--output={output}", *PLAN, "--seeds=0")
     assert changed.returncode == 2
     assert changed.stderr.strip().splitlines() == [

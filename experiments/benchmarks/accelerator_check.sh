@@ -8,10 +8,14 @@
 #   1. C24: Quoridor's accelerator report (experiments.benchmarks.quoridor --device_report):
 #      game steps at 1,024-16,384 games, quoridor:agent self-play, a quoridor:default
 #      iteration.
-#   2. C23: the Connect Four long_gpu recipe and AlphaZero.jl issue #217's Gumbel arm
-#      (every move sampled from the improved policy, random 0-2-ply starts), each for the
-#      same minutes of its run's clock, judged every 8 iterations at 600 simulations on
-#      Middle-Medium and Begin-Hard (AlphaZero.jl's table: 2.8% and 7.4%).
+#   2. C23: the Connect Four long_gpu recipe against it with the searches that won C23's
+#      CPU comparisons (`make train`'s: every move searched with 16 simulations of Gumbel,
+#      sampled from the improved policy and kept, random 0-2-ply starts; the settings
+#      C23_LEAN of experiments/ablations/c23_arms.sh, with 256 updates an iteration for
+#      the four times as many positions kept, about 2 samples each as on the CPU), each
+#      for the same minutes of its run's clock, judged every 8 iterations at 600
+#      simulations on Middle-Medium and Begin-Hard (AlphaZero.jl's table: 2.8% and 7.4%).
+#      The first checkpoint at or below both is deliverable 5's time.
 set -u
 OUT="${OUT:-/tmp/out}"
 mkdir -p "$OUT"
@@ -42,6 +46,11 @@ arm() {
   cp "/tmp/c23_$name/metrics.jsonl" "$OUT/c23_${name}_metrics.jsonl" 2>/dev/null
 }
 arm preset
-arm gumbel_jl --config.search.policy=gumbel --config.selfplay.num_sampling_moves=42 \
-  --config.selfplay.random_opening_plies=2
+source experiments/ablations/c23_arms.sh
+lean=()
+for override in $C23_LEAN; do
+  [[ $override == learner.updates_per_iteration=* ]] && override=learner.updates_per_iteration=256
+  lean+=("--config.$override")
+done
+arm lean "${lean[@]}"
 echo "=== done $(date +%T)"

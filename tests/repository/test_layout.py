@@ -43,6 +43,7 @@ TESTS = ROOT / "tests"
 CROSS_CUTTING = {
     "cli/test_entry_points.py",  # every entry point's one-line failures
     "experiments/ablations/test_scripts.py",  # the shell scripts' arms, each built and checked
+    "experiments/benchmarks/test_accelerator_check.py",  # the GPU span's script, its configs
     "games/test_game_conformance.py",  # the game contract on every game
     "games/test_games_differential.py",  # every game against an independent implementation
     "games/test_known_counts.py",  # published counts of positions, through step

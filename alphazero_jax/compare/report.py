@@ -19,10 +19,11 @@ the least final iteration. A unit whose run reached its schedule's last iteratio
 every later time, so it does not hold the equal time back (with every unit finished, equal
 time is the latest end). There each seed contributes its newest judged checkpoint at or
 before that point
-(for time, with half a typical iteration of slack: a slice stops at the end of an
-iteration), and each arm is set against the first on the same seeds and items
-(``stats.paired``: the exact McNemar / sign test and the bootstrap interval of the
-difference).
+(for time, with slack: a slice stops at the end of the iteration during which its limit
+passed, so within one iteration past it, and the curves take a checkpoint within a tenth
+of the cadence of its point: ``time_slack``), and each arm is set against the first on
+the same seeds and items (``stats.paired``: the exact McNemar / sign test and the
+bootstrap interval of the difference).
 """
 
 from __future__ import annotations
@@ -342,7 +343,7 @@ def finished_units(output: str, plan: plans.Plan, points) -> frozenset:
 
 
 def slack_minutes(output: str, plan: plans.Plan) -> float:
-    """Half the largest typical iteration of any unit, in minutes."""
+    """How far past equal time a unit's last checkpoint may lie (``slack``)."""
     typical = [
         timing.typical_iteration(
             run_logging.read_metrics(plans.run_dir(output, arm, seed)),
@@ -350,7 +351,14 @@ def slack_minutes(output: str, plan: plans.Plan) -> float:
         )
         for arm, seed in plan.units()
     ]
-    return max(typical) / 120
+    return time_slack(typical, plan.checkpoint_minutes)
+
+
+def time_slack(typical_seconds: Sequence[float], cadence: float) -> float:
+    """Minutes: the largest typical iteration of any unit (``typical_seconds``), since a
+    slice ends with the iteration during which its limit passed, and with a checkpoint
+    cadence in minutes at least a tenth of it, the curves' own tolerance (``curves``)."""
+    return max(max(typical_seconds, default=0.0) / 60, cadence / 10)
 
 
 def write(output: str, plan: plans.Plan, ratings: dict | None) -> str:

@@ -205,3 +205,23 @@ def test_curves__a_seed_whose_schedule_ended_keeps_its_last_checkpoint_for_later
         (10.0, 1.0),
         (18.85, 0.25),
     ]
+
+
+def test_compare_at__equal_time_takes_a_last_checkpoint_that_ran_past_it_by_an_iteration():
+    # The comparison of lean64_hour and lean64_rising of 2026-12-02 (seed 0, 60 minutes, a
+    # checkpoint every 15): lean64_rising's last slice ended at 60.1 minutes, lean64_hour's
+    # at 60.3, its last iteration of about 22 s ending 12 s past its limit. Half an
+    # iteration of slack paired lean64_rising's hour with lean64_hour's 45 minutes.
+    points = {
+        ("base", 0): [_point(123, 45.2, "1100"), _point(163, 60.3, "1000")],
+        ("idea", 0): [_point(121, 45.1, "1110"), _point(146, 60.1, "1000")],
+    }
+    minutes, _ = report.final_points(points)
+    assert minutes == 60.1
+    slack = report.time_slack([22.0, 24.0], 15.0)
+    assert slack == pytest.approx(1.5)  # a tenth of the cadence, more than an iteration
+    compared = report.compare_at(PLAN, points, None, "minutes", minutes, slack)
+    assert [r["iterations"] for r in compared.rows] == [[163], [146]]
+    assert report.time_slack([22.0, 24.0], 0.0) == pytest.approx(0.4)  # one iteration
+    tight = report.compare_at(PLAN, points, None, "minutes", minutes, 0.1)
+    assert tight.rows[0]["iterations"] == [123]

@@ -18,12 +18,10 @@ the least final iteration. A unit whose run reached its schedule's last iteratio
 (``num_iterations``) before the budget's minutes is finished: its last network stands for
 every later time, so it does not hold the equal time back (with every unit finished, equal
 time is the latest end). There each seed contributes its newest judged checkpoint at or
-before that point
-(for time, with slack: a slice stops at the end of the iteration during which its limit
-passed, so within one iteration past it, and the curves take a checkpoint within a tenth
-of the cadence of its point: ``time_slack``), and each arm is set against the first on
-the same seeds and items (``stats.paired``: the exact McNemar / sign test and the
-bootstrap interval of the difference).
+before that point (for time, up to ``time_slack`` past it: a slice ends with the iteration
+during which its limit passed), and each arm is set against the first on the same seeds
+and items (``stats.paired``: the exact McNemar / sign test and the bootstrap interval of
+the difference).
 """
 
 from __future__ import annotations
@@ -343,7 +341,7 @@ def finished_units(output: str, plan: plans.Plan, points) -> frozenset:
 
 
 def slack_minutes(output: str, plan: plans.Plan) -> float:
-    """How far past equal time a unit's last checkpoint may lie (``slack``)."""
+    """``time_slack`` of the units' typical iterations in ``output``."""
     typical = [
         timing.typical_iteration(
             run_logging.read_metrics(plans.run_dir(output, arm, seed)),

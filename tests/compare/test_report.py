@@ -207,8 +207,8 @@ def test_curves__a_seed_whose_schedule_ended_keeps_its_last_checkpoint_for_later
     ]
 
 
-def test_compare_at__equal_time_takes_a_last_checkpoint_that_ran_past_it_by_an_iteration():
-    # The comparison of lean64_hour and lean64_rising of 2026-12-02 (seed 0, 60 minutes, a
+def test_compare_at__equal_time_takes_a_last_checkpoint_that_ran_a_little_past_it():
+    # The comparison of lean64_hour and lean64_rising of 2026-12-01 (seed 0, 60 minutes, a
     # checkpoint every 15): lean64_rising's last slice ended at 60.1 minutes, lean64_hour's
     # at 60.3, its last iteration of about 22 s ending 12 s past its limit. Half an
     # iteration of slack paired lean64_rising's hour with lean64_hour's 45 minutes.

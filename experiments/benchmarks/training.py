@@ -14,8 +14,10 @@ it. The loop's "vs self-play" is the share of self-play's speed that training ke
 (docs/benchmarks.md gives the figures and what to expect).
 
 positions/s counts the positions kept for training (finished games); the searched
-positions (every slot's every move) give network evaluations/s = searched x (simulations
-+ 1), and the analytic FLOP/s = evaluations/s x the network's FLOPs per evaluation
+positions (every slot's every move) give network evaluations/s = searched x the network
+calls a move (``train.network_calls_per_move``: the root's and one a simulation of the
+first iteration's search, a playout cap's fast searches counted), and the analytic
+FLOP/s = evaluations/s x the network's FLOPs per evaluation
 (``networks.flops_per_evaluation``, counted from its shapes: XLA's cost analysis misses
 cuDNN's convolutions on a GPU). With several ``inference_dtypes`` each gets its own rows.
 """
@@ -78,7 +80,7 @@ def run(*, config, inference_dtypes: tuple[str, ...], rounds: int) -> list[dict]
     game = games.make(config.game.name, **config.game.settings)
     flops = networks.flops_per_evaluation(game, **config.network)
     searched = config.selfplay.batch_size * config.selfplay.num_moves
-    evaluations = searched * (config.search.num_simulations + 1)
+    evaluations = searched * train.network_calls_per_move(config)
     functions = {}
     for dtype in inference_dtypes:
         config.selfplay.inference_dtype = dtype
@@ -88,7 +90,7 @@ def run(*, config, inference_dtypes: tuple[str, ...], rounds: int) -> list[dict]
     print(
         f"jax {jax.__version__}, {len(devices)} x {devices[0].device_kind}; "
         f"{config.game.name}: {config.selfplay.batch_size} slots x {config.selfplay.num_moves} "
-        f"moves, {config.search.num_simulations} simulations, network "
+        f"moves, {train.network_calls_per_move(config):g} network calls a move, network "
         f"{config.network.channels}ch x {config.network.blocks} ({flops / 1e6:.1f} MFLOP); "
         f"learner {config.learner.updates_per_iteration} x {config.learner.batch_size}"
     )

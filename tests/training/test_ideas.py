@@ -306,6 +306,16 @@ def test_simulation_stages__each_iteration_s_simulations():
     assert train._simulation_stages(config) == ((0, 16), (50, 32))
 
 
+def test_network_calls_per_move__the_stage_s_search_and_a_playout_cap_s_share():
+    config = configs.get_config("connect_four", "cpu")  # 16 simulations of Gumbel everywhere
+    assert train.network_calls_per_move(config) == 17
+    config.selfplay.simulation_stages = ((0, 16), (120, 32))  # lean64_rising
+    assert [train.network_calls_per_move(config, i) for i in (0, 119, 120)] == [17, 17, 33]
+    # playout_cap: 64 simulations on 1 move in 4, 16 on the others
+    config = configs.get_config("connect_four", "playout_cap")
+    assert train.network_calls_per_move(config) == 0.25 * 65 + 0.75 * 17 == 29
+
+
 @pytest.mark.parametrize(
     ("key", "value", "expected"),
     [

@@ -16,5 +16,5 @@ def test_benchmark_training__reports_each_mode_with_rates(capsys):
         assert row["positions_per_s"] > 0 and row["flops_per_s"] > 0
         assert row["evaluations_per_s"] * row["seconds"] == pytest.approx(
             4 * 9 * 5
-        )  # slots x moves x (simulations + 1)
+        )  # slots x moves x (simulations + 1), the smoke preset searching every move
     assert "vs self-play" in capsys.readouterr().out

@@ -80,7 +80,8 @@ def run(*, config, inference_dtypes: tuple[str, ...], rounds: int) -> list[dict]
     game = games.make(config.game.name, **config.game.settings)
     flops = networks.flops_per_evaluation(game, **config.network)
     searched = config.selfplay.batch_size * config.selfplay.num_moves
-    evaluations = searched * train.network_calls_per_move(config)
+    calls = train.network_calls_per_move(config)
+    evaluations = searched * calls
     functions = {}
     for dtype in inference_dtypes:
         config.selfplay.inference_dtype = dtype
@@ -90,7 +91,7 @@ def run(*, config, inference_dtypes: tuple[str, ...], rounds: int) -> list[dict]
     print(
         f"jax {jax.__version__}, {len(devices)} x {devices[0].device_kind}; "
         f"{config.game.name}: {config.selfplay.batch_size} slots x {config.selfplay.num_moves} "
-        f"moves, {train.network_calls_per_move(config):g} network calls a move, network "
+        f"moves, {calls:g} network calls a move, network "
         f"{config.network.channels}ch x {config.network.blocks} ({flops / 1e6:.1f} MFLOP); "
         f"learner {config.learner.updates_per_iteration} x {config.learner.batch_size}"
     )

@@ -49,7 +49,7 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
 @pytest.mark.parametrize(
     ("script", "arguments", "count"),
     [
-        ("c23_screen.sh", ("out",), 18),
+        ("c23_screen.sh", ("out",), 19),
         ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
         ("c23_hour.sh", ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"), 4),
         (
@@ -143,6 +143,12 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
     assert _changes(found["lean64_outcome"], reference) == outcome
     assert _changes(found["lean64_replay"], reference) == replay
     assert _changes(found["together"], reference) == rising | outcome | replay
+    updates16 = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--reference=lean64_hour",
+                                 "lean64_updates16"))  # fmt: skip
+    assert [arm.name for arm in updates16] == ["lean64_hour", "lean64_updates16"]
+    assert _changes(compare_flags.build_config(updates16[1]), reference) == {
+        "learner.updates_per_iteration": 16, "num_iterations": 220,
+    }  # fmt: skip
     apart = _arguments(
         bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",
         "lean64_rising", "lean64_outcome", "lean64_replay",

@@ -45,7 +45,7 @@
 # - `lean64_replay`: a replay memory of 400,000 positions, about 30 minutes of its
 #   self-play, where 150,000 hold about 11.
 # - `lean64_updates16`: 16 updates of 256 an iteration in place of 32 (about one sample a
-#   new position, as AlphaZero.jl trains): the learner is a third of the reference's
+#   new position): the learner is a third of the reference's
 #   iteration, so halving it buys about 1.2 times the self-play an hour; 220 iterations,
 #   so that the schedule fills about the reference's hour.
 

@@ -48,12 +48,15 @@
 #   new position): the learner is a third of the reference's
 #   iteration, so halving it buys about 1.2 times the self-play an hour; 220 iterations,
 #   so that the schedule fills about the reference's hour.
+# - `lean64_deep`: a narrower, deeper network, 48 x 6 in place of 64 x 4 (about 0.84 times
+#   its arithmetic an evaluation): Begin-Hard's positions are decided many plies ahead, and
+#   depth composes features where width only adds them; the same 180 iterations.
 
 C23_PRESET="connect_four:playout_cap"
 # The settings that `lean` and the arms built on it share.
 C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32"
 C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
-C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16)
+C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep)
 declare -A C23_OVERRIDES=(
     [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
     [openings]="selfplay.random_opening_plies=2"
@@ -73,6 +76,7 @@ declare -A C23_OVERRIDES=(
     [lean64_outcome]="$C23_LEAN $C23_NET64 num_iterations=180 selfplay.root_value_weight=0.0"
     [lean64_replay]="$C23_LEAN $C23_NET64 num_iterations=180 replay.capacity=400000"
     [lean64_updates16]="${C23_LEAN/updates_per_iteration=32/updates_per_iteration=16} $C23_NET64 num_iterations=220"
+    [lean64_deep]="$C23_LEAN network.channels=48 network.blocks=6 network.value_hidden=48 num_iterations=180"
 )
 declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5")
 

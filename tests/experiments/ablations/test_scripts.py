@@ -49,7 +49,7 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
 @pytest.mark.parametrize(
     ("script", "arguments", "count"),
     [
-        ("c23_screen.sh", ("out",), 19),
+        ("c23_screen.sh", ("out",), 20),
         ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
         ("c23_hour.sh", ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"), 4),
         (
@@ -148,6 +148,11 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
     assert [arm.name for arm in updates16] == ["lean64_hour", "lean64_updates16"]
     assert _changes(compare_flags.build_config(updates16[1]), reference) == {
         "learner.updates_per_iteration": 16, "num_iterations": 220,
+    }  # fmt: skip
+    deep = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--reference=lean64_hour",
+                            "lean64_deep"))  # fmt: skip
+    assert _changes(compare_flags.build_config(deep[1]), reference) == {
+        "network.channels": 48, "network.blocks": 6, "network.value_hidden": 48,
     }  # fmt: skip
     apart = _arguments(
         bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",

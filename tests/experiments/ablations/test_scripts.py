@@ -49,7 +49,7 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
 @pytest.mark.parametrize(
     ("script", "arguments", "count"),
     [
-        ("c23_screen.sh", ("out",), 20),
+        ("c23_screen.sh", ("out",), 22),
         ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
         ("c23_hour.sh", ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"), 4),
         (
@@ -153,6 +153,15 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
                             "lean64_deep"))  # fmt: skip
     assert _changes(compare_flags.build_config(deep[1]), reference) == {
         "network.channels": 48, "network.blocks": 6, "network.value_hidden": 48,
+    }  # fmt: skip
+    heads = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",
+                             "lean64_score", "lean64_reply"))  # fmt: skip
+    assert [arm.name for arm in heads] == ["lean64_hour", "lean64_score", "lean64_reply"]
+    assert _changes(compare_flags.build_config(heads[1]), reference) == {
+        "network.score_head": True, "learner.aux_weights": {"score": 0.5},
+    }  # fmt: skip
+    assert _changes(compare_flags.build_config(heads[2]), reference) == {
+        "network.reply_head": True, "learner.aux_weights": {"reply": 0.15},
     }  # fmt: skip
     apart = _arguments(
         bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",

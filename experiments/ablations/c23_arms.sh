@@ -63,6 +63,8 @@ C23_PRESET="connect_four:playout_cap"
 # The settings that `lean` and the arms built on it share.
 C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32"
 C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
+# `lean64_hour`'s, which the arms after it start from.
+C23_HOUR="$C23_LEAN $C23_NET64 num_iterations=180"
 C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep lean64_score lean64_reply)
 declare -A C23_OVERRIDES=(
     [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
@@ -78,16 +80,19 @@ declare -A C23_OVERRIDES=(
     [narrow]="network.channels=24 network.blocks=2 network.value_hidden=24"
     [lean]="$C23_LEAN"
     [lean64]="$C23_LEAN $C23_NET64 num_iterations=120"
-    [lean64_hour]="$C23_LEAN $C23_NET64 num_iterations=180"
+    [lean64_hour]="$C23_HOUR"
     [lean64_rising]="${C23_LEAN/"((0,16),)"/"((0,16),(120,32))"} $C23_NET64 num_iterations=165"
-    [lean64_outcome]="$C23_LEAN $C23_NET64 num_iterations=180 selfplay.root_value_weight=0.0"
-    [lean64_replay]="$C23_LEAN $C23_NET64 num_iterations=180 replay.capacity=400000"
+    [lean64_outcome]="$C23_HOUR selfplay.root_value_weight=0.0"
+    [lean64_replay]="$C23_HOUR replay.capacity=400000"
     [lean64_updates16]="${C23_LEAN/updates_per_iteration=32/updates_per_iteration=16} $C23_NET64 num_iterations=220"
     [lean64_deep]="$C23_LEAN network.channels=48 network.blocks=6 network.value_hidden=48 num_iterations=180"
-    [lean64_score]="$C23_LEAN $C23_NET64 num_iterations=180 network.score_head=True"
-    [lean64_reply]="$C23_LEAN $C23_NET64 num_iterations=180 network.reply_head=True"
 )
-declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5" [lean64_score]="'score':0.5" [lean64_reply]="'reply':0.15")
+declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5")
+for _head in score reply; do  # the heads of the screen over `lean64_hour`, at their weights
+    C23_OVERRIDES[lean64_$_head]="$C23_HOUR ${C23_OVERRIDES[$_head]}"
+    C23_AUX[lean64_$_head]="${C23_AUX[$_head]}"
+done
+unset _head
 
 _c23_check() {
     if [[ -z "${C23_OVERRIDES[$1]+set}" ]]; then

@@ -58,6 +58,11 @@
 #   points on Connect Four). Both were level with the old preset in the screen, which kept
 #   one move in four; here every move is kept, so each has about four times the targets.
 #   The same 180 iterations.
+# - `lean64_open4` and `lean64_open8`: wider random openings, games starting from random
+#   0-4- and 0-8-ply positions in place of 0-2: Begin-Hard's positions are 1-13 plies in
+#   and close, and self-play from 0-2-ply starts sees mostly the openings its own sampled
+#   policy favours. The opening's plies are searched but not kept (training.selfplay), so
+#   the arms keep about 1 and 3 fewer positions a game. The same 180 iterations.
 
 C23_PRESET="connect_four:playout_cap"
 # The settings that `lean` and the arms built on it share.
@@ -65,7 +70,7 @@ C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.ful
 C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
 # `lean64_hour`'s, which the arms after it start from.
 C23_HOUR="$C23_LEAN $C23_NET64 num_iterations=180"
-C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep lean64_score lean64_reply)
+C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep lean64_score lean64_reply lean64_open4 lean64_open8)
 declare -A C23_OVERRIDES=(
     [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
     [openings]="selfplay.random_opening_plies=2"
@@ -92,7 +97,10 @@ for _head in score reply; do  # the heads of the screen over `lean64_hour`, at t
     C23_OVERRIDES[lean64_$_head]="$C23_HOUR ${C23_OVERRIDES[$_head]}"
     C23_AUX[lean64_$_head]="${C23_AUX[$_head]}"
 done
-unset _head
+for _plies in 4 8; do  # wider random openings over `lean64_hour`
+    C23_OVERRIDES[lean64_open$_plies]="${C23_HOUR/random_opening_plies=2/random_opening_plies=$_plies}"
+done
+unset _head _plies
 
 _c23_check() {
     if [[ -z "${C23_OVERRIDES[$1]+set}" ]]; then

@@ -49,7 +49,7 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
 @pytest.mark.parametrize(
     ("script", "arguments", "count"),
     [
-        ("c23_screen.sh", ("out",), 22),
+        ("c23_screen.sh", ("out",), 24),
         ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
         ("c23_hour.sh", ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"), 4),
         (
@@ -163,6 +163,13 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
     assert _changes(compare_flags.build_config(heads[2]), reference) == {
         "network.reply_head": True, "learner.aux_weights": {"reply": 0.15},
     }  # fmt: skip
+    openings = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",
+                                "lean64_open4", "lean64_open8"))  # fmt: skip
+    assert [arm.name for arm in openings] == ["lean64_hour", "lean64_open4", "lean64_open8"]
+    for arm, plies in zip(openings[1:], (4, 8), strict=True):
+        assert _changes(compare_flags.build_config(arm), reference) == {
+            "selfplay.random_opening_plies": plies,
+        }  # fmt: skip
     apart = _arguments(
         bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",
         "lean64_rising", "lean64_outcome", "lean64_replay",

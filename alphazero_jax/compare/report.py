@@ -19,13 +19,15 @@ the least final iteration. A unit whose run reached its schedule's last iteratio
 every later time, so it does not hold the equal time back (with every unit finished, equal
 time is the latest end). There each seed contributes its newest judged checkpoint at or
 before that point (for time, up to ``time_slack`` past it: a slice ends with the iteration
-during which its limit passed), and each arm is set against the first on the same seeds
-and items (``stats.paired``: the exact McNemar / sign test and the bootstrap interval of
-the difference).
+during which its limit passed; for iterations, within ``iteration_slack`` of it either
+way, an arm with none there left out of that table and named), and each arm is set
+against the first on the same seeds and items (``stats.paired``: the exact McNemar / sign
+test and the bootstrap interval of the difference).
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -77,10 +79,20 @@ def _num_iterations(output: str, arm, seed: int) -> int:
     return int(runs.read_config(workdir).num_iterations)
 
 
-def at(points: Sequence[Point], axis: str, x: float, slack: float = 0.0) -> Point | None:
-    """The newest point at or before ``x`` (+ ``slack``) on ``axis``; None if none."""
+def at(
+    points: Sequence[Point], axis: str, x: float, slack: float = 0.0, reach: float = math.inf
+) -> Point | None:
+    """The newest point at or before ``x`` (+ ``slack``) on ``axis``; None if none, or if
+    that point lies more than ``reach`` before ``x``."""
     chosen = [p for p in points if getattr(p, axis) <= x + slack]
-    return chosen[-1] if chosen else None
+    return chosen[-1] if chosen and getattr(chosen[-1], axis) >= x - reach else None
+
+
+def iteration_slack(iteration: int) -> int:
+    """How far from the equal iteration a checkpoint may lie, either way: a tenth of it,
+    at least one (checkpoints are spaced in minutes, so the arms' iterations rarely meet;
+    without a floor, an arm's checkpoint half as far in would be paired with the others')."""
+    return max(1, round(iteration / 10))
 
 
 def summarise(
@@ -177,13 +189,24 @@ class Comparison(NamedTuple):
     axis: str
     x: float
     rows: list[dict]  # measure, arm, value, low, high, and vs the first arm: the paired test
+    reach: float = math.inf  # how far before x a checkpoint may lie
+    missing: tuple[str, ...] = ()  # arms with no seed's checkpoint within reach
 
 
-def compare_at(plan, points, ratings, axis: str, x: float, slack: float) -> Comparison:
+def compare_at(
+    plan, points, ratings, axis: str, x: float, slack: float, reach: float = math.inf
+) -> Comparison:
+    """Each arm's newest checkpoints at or before ``x`` + ``slack`` (and no more than
+    ``reach`` before ``x``) on ``axis``, each against the first arm's on the same seeds."""
     rows = []
+    missing = [
+        arm.name
+        for arm in plan.arms
+        if any(at(points[arm.name, seed], axis, x, slack, reach) is None for seed in plan.seeds)
+    ]
     for name in measure_names(points):
         chosen = {
-            arm.name: [at(points[arm.name, seed], axis, x, slack) for seed in plan.seeds]
+            arm.name: [at(points[arm.name, seed], axis, x, slack, reach) for seed in plan.seeds]
             for arm in plan.arms
         }
         reference = plan.arms[0].name
@@ -204,7 +227,7 @@ def compare_at(plan, points, ratings, axis: str, x: float, slack: float) -> Comp
                 if a.shape == b.shape:
                     row["paired"] = stats.paired(a, b)._asdict()
             rows.append(row)
-    return Comparison(axis, x, rows)
+    return Comparison(axis, x, rows, reach, tuple(missing))
 
 
 def judgement(row: dict) -> str | None:
@@ -242,9 +265,16 @@ def _value(name: str, value: float) -> str:
 def table(comparison: Comparison, reference: str) -> str:
     """Markdown: a row per measure and arm at ``comparison``'s point, with the verdict."""
     unit = "minutes" if comparison.axis == "minutes" else "iterations"
-    lines = [
+    caption = (
         f"At equal {'training time' if unit == 'minutes' else 'iterations'}: "
-        f"{comparison.x:.3g} {unit}",
+        f"{comparison.x:.3g} {unit}"
+    )
+    if comparison.reach < math.inf:
+        caption += f", each seed's newest checkpoint within {comparison.reach:.3g} of it"
+    if comparison.missing:
+        caption += f" (none there for {', '.join(comparison.missing)}, so left out)"
+    lines = [
+        caption,
         "",
         "| measure | arm | value [95%] | iterations | minutes | against the first arm |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -379,10 +409,11 @@ def write(output: str, plan: plans.Plan, ratings: dict | None) -> str:
     plans.write_json(os.path.join(output, "curves.json"), rows)
     figures = plots.draw(rows, output)
     minutes, iteration = final_points(points, finished)
+    near = iteration_slack(iteration)
     reference = plan.arms[0].name
     comparisons = [
         compare_at(plan, points, ratings, "minutes", minutes, slack),
-        compare_at(plan, points, ratings, "iteration", iteration, 0.0),
+        compare_at(plan, points, ratings, "iteration", iteration, near, reach=near),
     ]
     text = "\n\n".join(
         [

@@ -89,6 +89,32 @@ def test_compare_at__equal_iterations_and_a_significant_verdict():
     assert report.verdict(idea, "base").startswith("idea better than base: -100.0%")
 
 
+def test_compare_at__equal_iterations_pairs_no_checkpoint_from_far_before():
+    # The openings comparison of 2026-12-03: checkpoints every 15 minutes, at iterations 68
+    # and 129 (base), 63 and 121 (idea). The least final iteration is 121; base's newest
+    # checkpoint at or before it is its 68th, which the old table set against idea's 121st
+    # and called idea better. Within 12 either way, base is at 129.
+    three = PLAN._replace(arms=(*PLAN.arms, arms.Arm("late", "connect_four:cpu")))
+    points = {
+        ("base", 0): [_point(68, 15.0, "1100"), _point(129, 30.3, "1000")],
+        ("idea", 0): [_point(63, 15.1, "1110"), _point(121, 30.2, "0000")],
+        ("late", 0): [_point(60, 15.0, "1111"), _point(140, 30.0, "1111")],
+    }
+    _, iteration = report.final_points(points)
+    assert (iteration, report.iteration_slack(iteration)) == (121, 12)
+    compared = report.compare_at(three, points, None, "iteration", 121, 12, reach=12)
+    assert [r["iterations"] for r in compared.rows] == [[129], [121]]
+    assert compared.missing == ("late",)  # 60 is too far before and 140 too far past
+    assert report.table(compared, "base").splitlines()[0] == (
+        "At equal iterations: 121 iterations, each seed's newest checkpoint within 12 of it"
+        " (none there for late, so left out)"
+    )
+    # Without the reach (the old rule), base's 68th is taken.
+    unbounded = report.compare_at(three, points, None, "iteration", 121, 0.0)
+    assert [r["iterations"] for r in unbounded.rows] == [[68], [121], [60]]
+    assert report.iteration_slack(5) == 1
+
+
 def test_arm_table__a_row_per_arm_marked_where_the_test_says():
     many = {
         ("base", 0): [_point(1, 1.0, "1" * 12)],

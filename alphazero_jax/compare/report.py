@@ -190,7 +190,7 @@ class Comparison(NamedTuple):
     x: float
     rows: list[dict]  # measure, arm, value, low, high, and vs the first arm: the paired test
     reach: float = math.inf  # how far before x a checkpoint may lie
-    missing: tuple[str, ...] = ()  # arms with no seed's checkpoint within reach
+    missing: tuple[str, ...] = ()  # arms with a seed that has no checkpoint there (left out)
 
 
 def compare_at(
@@ -199,17 +199,13 @@ def compare_at(
     """Each arm's newest checkpoints at or before ``x`` + ``slack`` (and no more than
     ``reach`` before ``x``) on ``axis``, each against the first arm's on the same seeds."""
     rows = []
-    missing = [
-        arm.name
+    chosen = {
+        arm.name: [at(points[arm.name, seed], axis, x, slack, reach) for seed in plan.seeds]
         for arm in plan.arms
-        if any(at(points[arm.name, seed], axis, x, slack, reach) is None for seed in plan.seeds)
-    ]
+    }
+    missing = tuple(arm for arm, picked in chosen.items() if None in picked)
+    reference = plan.arms[0].name
     for name in measure_names(points):
-        chosen = {
-            arm.name: [at(points[arm.name, seed], axis, x, slack, reach) for seed in plan.seeds]
-            for arm in plan.arms
-        }
-        reference = plan.arms[0].name
         for arm in plan.arms:
             picked = chosen[arm.name]
             if any(p is None or name not in p.measures for p in picked):
@@ -227,7 +223,7 @@ def compare_at(
                 if a.shape == b.shape:
                     row["paired"] = stats.paired(a, b)._asdict()
             rows.append(row)
-    return Comparison(axis, x, rows, reach, tuple(missing))
+    return Comparison(axis, x, rows, reach, missing)
 
 
 def judgement(row: dict) -> str | None:

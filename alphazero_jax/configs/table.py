@@ -213,6 +213,17 @@ SETTINGS: dict[str, Any] = {
             "the first, search.num_simulations); each stage's search is compiled once.",
             added_later=True,
         ),
+        "early_slots": S(
+            0,
+            NON_NEGATIVE,
+            "e > 0: a budget by ply: each move the e slots whose games are the youngest "
+            "(fewest plies since their random opening) are searched with early_simulations, "
+            "the others with the stage's; 0: every slot alike.",
+            added_later=True,
+        ),
+        "early_simulations": S(
+            0, NON_NEGATIVE, "The youngest games' simulations (early_slots).", added_later=True
+        ),
     },
     "replay": {
         "capacity": S(30_000, POSITIVE, "Positions the replay memory holds (a ring)."),

@@ -83,6 +83,7 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> V
             f"config.selfplay.full_search_probability="
             f"{config.selfplay.full_search_probability} < 1 (playout-cap randomisation)."
         )
+    _check_early_slots(config, num_devices)
     if config.selfplay.num_moves < game.max_num_moves:
         raise ConfigError(
             f"config.selfplay.num_moves={config.selfplay.num_moves} must be at least the "
@@ -94,6 +95,30 @@ def validate_config(config: ml_collections.ConfigDict, *, num_devices: int) -> V
     except memory.MemoryBoundError as error:
         raise ConfigError(str(error)) from None
     return Validated(game=game, opponents=opponents, mixed=mixed)
+
+
+def _check_early_slots(config: ml_collections.ConfigDict, num_devices: int) -> None:
+    """A budget by ply (``selfplay.early_slots``): fewer slots than the batch, as many on
+    each device, a budget of its own, and no playout cap beside it."""
+    early, batch = config.selfplay.early_slots, config.selfplay.batch_size
+    if not early:
+        return
+    if early >= batch or early % num_devices:
+        raise ConfigError(
+            f"config.selfplay.early_slots={early} must be below config.selfplay.batch_size="
+            f"{batch} and a multiple of the {num_devices} devices JAX sees."
+        )
+    if config.selfplay.early_simulations < 1:
+        raise ConfigError(
+            f"config.selfplay.early_simulations={config.selfplay.early_simulations} must be "
+            f">= 1 with config.selfplay.early_slots={early}."
+        )
+    if config.selfplay.full_search_probability < 1:
+        raise ConfigError(
+            f"config.selfplay.early_slots={early} cannot go with config.selfplay."
+            f"full_search_probability={config.selfplay.full_search_probability} < 1: "
+            "expected one budget rule, a budget by ply or a playout cap."
+        )
 
 
 def mixed_settings(config: ml_collections.ConfigDict) -> tuple[dict, ...]:

@@ -36,6 +36,14 @@ cheaper ``fast_search_fn``; only fully searched positions are kept for training 
 policy targets come from the full search), so a compute budget plays more games, and so
 gets more independent outcomes, for the same number of policy targets. One coin per move
 decides for all B slots, so a move runs one search, not both.
+
+A budget by ply: with ``early_search_fn`` given, each move the ``early_slots`` slots whose
+games are the youngest (the fewest plies since their random opening, ``earliest_slots``)
+are searched by it, typically with more simulations, and the others by ``search_fn``. Games
+restart in their slots, so the slots are at different plies and no one search budget is
+the batch's; a fixed number of them keeps every shape static, and each move costs the same:
+two searches, of ``early_slots`` and of ``B - early_slots`` positions. Slots in their random
+opening rank last, since those positions' searches are not kept.
 """
 
 from __future__ import annotations
@@ -86,6 +94,25 @@ def episode_targets(
     return value, valid
 
 
+def earliest_slots(num_moves: Array, opening: Array, count: int) -> tuple[Array, Array]:
+    """The ``count`` slots whose games are the youngest, and the others.
+
+    Args:
+      num_moves: int32[B], the plies played in each slot's game.
+      opening: int32[B], the random opening plies of each slot's game (0: none).
+      count: how many slots to choose, from 0 to B.
+
+    Returns:
+      ``(early, late)``: int32[count] and int32[B - count] slot indices. A slot ranks by its
+      plies since its opening, ``num_moves - opening``, fewest first, a slot still in its
+      opening last, ties by the lower index.
+    """
+    plies = num_moves - opening
+    rank = jnp.where(plies < 0, jnp.iinfo(jnp.int32).max, plies)
+    order = jnp.argsort(rank, stable=True).astype(jnp.int32)
+    return order[:count], order[count:]
+
+
 def make_selfplay(
     game: Game,
     search_fn: search.SearchFn,
@@ -101,6 +128,8 @@ def make_selfplay(
     full_search_probability: float = 1.0,
     random_opening_plies: int = 0,
     score_fn: Callable[[State], Array] | None = None,
+    early_search_fn: search.SearchFn | None = None,
+    early_slots: int = 0,
 ) -> Callable[[dict, Array], Trajectory]:
     """Builds ``selfplay(variables, key) -> Trajectory`` of ``[num_moves, batch_size]``.
 
@@ -130,6 +159,11 @@ def make_selfplay(
       score_fn: ``score(state) -> float32[]``, a finished game's score from the first
         player's view (``training.scores.make``), recorded in ``Trajectory.score``; None:
         not recorded.
+      early_search_fn: the search of the youngest games' slots, a budget by ply (see the
+        module docstring), e.g. ``search_fn``'s settings with more simulations; None: every
+        slot searched alike.
+      early_slots: with ``early_search_fn``, the slots it searches each move, from 1 to
+        below ``batch_size``.
 
     Returns:
       The self-play function; the caller jits it.
@@ -150,6 +184,18 @@ def make_selfplay(
         raise ValueError(
             f"full_search_probability must be in (0, 1], got {full_search_probability}."
         )
+
+    if early_search_fn is not None:
+        if not 1 <= early_slots < batch_size:
+            raise ValueError(
+                f"early_slots must be from 1 to below batch_size={batch_size} with "
+                f"early_search_fn, got {early_slots}."
+            )
+        if fast_search_fn is not None:
+            raise ValueError(
+                "early_search_fn and fast_search_fn cannot go together: a move would need "
+                "four searches; use one budget rule."
+            )
 
     def new_games(key: Array) -> tuple[State, Array, Array, Array]:
         """B new games, each with its handicapped side, its number of random moves and its
@@ -174,11 +220,37 @@ def make_selfplay(
         root_value = search.root_value(output) if root_value_weight else None
         return action, output.action_weights, root_value
 
+    def by_age(variables, search_key, choice_key, states, opening):
+        """``searched`` of the youngest games' slots with ``early_search_fn`` and of the
+        others with ``search_fn``, put back in slot order."""
+        early, late = earliest_slots(states.num_moves, opening, early_slots)
+        order = jnp.concatenate([early, late])
+        back = jnp.argsort(order)
+
+        def of(slots):
+            return jax.tree.map(lambda x: x[slots], states)
+
+        young = searched(
+            early_search_fn,
+            variables,
+            jax.random.fold_in(search_key, 1),
+            jax.random.fold_in(choice_key, 1),
+            of(early),
+        )
+        old = searched(search_fn, variables, search_key, choice_key, of(late))
+        return tuple(
+            None if a is None else jnp.concatenate([a, b])[back]
+            for a, b in zip(young, old, strict=True)
+        )
+
     def move(variables: dict, games: tuple[State, Array, Array, Array], key: Array):
         states, side, moves, opening = games
         search_key, choice_key, random_key, reset_key = jax.random.split(key, 4)
         args = (variables, search_key, choice_key, states)
-        if fast_search_fn is None:
+        if early_search_fn is not None:
+            full = jnp.bool_(True)
+            action, weights, root_value = by_age(*args, opening)
+        elif fast_search_fn is None:
             full = jnp.bool_(True)
             action, weights, root_value = searched(search_fn, *args)
         else:  # the searches' trees differ in size: cond returns only what is recorded

@@ -87,7 +87,8 @@ def _selfplay_over_devices(
     config, game, apply_fn, mesh: Mesh, *, num_simulations: int, score_fn=None, num_moves=None
 ):
     """Self-play with the batch split over the mesh: each device plays its share, every
-    move searched with ``num_simulations`` (a stage's, ``_simulation_stages``) and, with
+    move searched with ``num_simulations`` (a stage's, ``_simulation_stages``; with a budget by
+    ply, the youngest games' slots with ``early_simulations``) and, with
     ``score_fn``, each game's final score recorded; ``num_moves`` plies a call (None:
     ``config.selfplay.num_moves``)."""
     num_devices = mesh.devices.size
@@ -102,6 +103,10 @@ def _selfplay_over_devices(
     if config.selfplay.full_search_probability < 1:
         settings["num_simulations"] = config.selfplay.fast_simulations
         fast_search_fn = search.make_search(game, apply_fn, **settings)
+    early_search_fn = None
+    if config.selfplay.early_slots:
+        settings["num_simulations"] = config.selfplay.early_simulations
+        early_search_fn = search.make_search(game, apply_fn, **settings)
     play = selfplay.make_selfplay(
         game,
         search_fn,
@@ -116,6 +121,8 @@ def _selfplay_over_devices(
         full_search_probability=config.selfplay.full_search_probability,
         random_opening_plies=config.selfplay.random_opening_plies,
         score_fn=score_fn,
+        early_search_fn=early_search_fn,
+        early_slots=config.selfplay.early_slots // num_devices,
     )
     return selfplay.shard(play, mesh, _BATCH_AXIS)
 
@@ -138,10 +145,16 @@ def network_calls_per_move(config, iteration: int = 0) -> float:
     """The network evaluations that self-play spends on one move at ``iteration``, on
     average: the root's and one a simulation, of the stage's search (a rising budget's,
     ``config.selfplay.simulation_stages``) or, with a playout cap, of the full search with
-    its probability and of the fast one otherwise. E.g. 17 for 16 simulations everywhere;
-    0.25 x 65 + 0.75 x 17 = 29 for 64 simulations on 1 move in 4 and 16 on the rest."""
+    its probability and of the fast one otherwise, or, with a budget by ply, of the
+    youngest games' slots and of the others by their shares. E.g. 17 for 16 simulations
+    everywhere; 0.25 x 65 + 0.75 x 17 = 29 for 64 simulations on 1 move in 4 and 16 on the
+    rest, and the same 29 for 64 on 16 of 64 slots and 16 on the others."""
     stages = _simulation_stages(config)
     full = stages[_stage_of(stages, iteration)][1] + 1
+    early = config.selfplay.early_slots
+    if early:
+        share = early / config.selfplay.batch_size
+        return share * (config.selfplay.early_simulations + 1) + (1 - share) * full
     p = config.selfplay.full_search_probability
     if p >= 1:
         return float(full)

@@ -63,6 +63,14 @@
 #   and close, and self-play from 0-2-ply starts sees mostly the openings its own sampled
 #   policy favours. The opening's plies are searched but not kept (training.selfplay), so
 #   the arms keep about 1 and 3 fewer positions a game. The same 180 iterations.
+# - `lean64_early`: a budget by ply (training.selfplay, `selfplay.early_slots`): each move
+#   the 16 of the 64 slots whose games are the youngest are searched with 64 simulations,
+#   the judge's, and the other 48 with 16. The reference's network erred on 15.6% of
+#   Begin-Hard at 64 simulations and 12.0% at 1,024 (docs: ablations), so its mistakes
+#   there are ones that search fixes, and self-play's 16 simulations give its openings its
+#   weakest targets. 29 network calls a move, the playout cap's, spent by age instead of by
+#   chance, and every position kept; 120 iterations, as its self-play costs about 1.7
+#   times the reference's a move (train.network_calls_per_move).
 
 C23_PRESET="connect_four:playout_cap"
 # The settings that `lean` and the arms built on it share.
@@ -70,7 +78,7 @@ C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.ful
 C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
 # `lean64_hour`'s, which the arms after it start from.
 C23_HOUR="$C23_LEAN $C23_NET64 num_iterations=180"
-C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep lean64_score lean64_reply lean64_open4 lean64_open8)
+C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep lean64_score lean64_reply lean64_open4 lean64_open8 lean64_early)
 declare -A C23_OVERRIDES=(
     [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
     [openings]="selfplay.random_opening_plies=2"
@@ -90,6 +98,7 @@ declare -A C23_OVERRIDES=(
     [lean64_outcome]="$C23_HOUR selfplay.root_value_weight=0.0"
     [lean64_replay]="$C23_HOUR replay.capacity=400000"
     [lean64_updates16]="${C23_LEAN/updates_per_iteration=32/updates_per_iteration=16} $C23_NET64 num_iterations=220"
+    [lean64_early]="${C23_HOUR/num_iterations=180/num_iterations=120} selfplay.early_slots=16 selfplay.early_simulations=64"
     [lean64_deep]="$C23_LEAN network.channels=48 network.blocks=6 network.value_hidden=48 num_iterations=180"
 )
 declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5")

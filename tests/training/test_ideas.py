@@ -94,6 +94,94 @@ def test_random_opening_plies__must_not_be_negative():
         )
 
 
+def test_earliest_slots__by_hand():
+    """Plies since the opening: 5, 0, 1, in its opening (3 random plies, 2 played), 6; so
+    slot 1 is the youngest, then 2, 0 and 4, and slot 3 ranks last. Ties go to the lower
+    index."""
+    num_moves = jnp.array([5, 0, 3, 2, 7], jnp.int32)
+    opening = jnp.array([0, 0, 2, 3, 1], jnp.int32)
+    early, late = selfplay.earliest_slots(num_moves, opening, 2)
+    assert early.tolist() == [1, 2] and late.tolist() == [0, 4, 3]
+    early, late = selfplay.earliest_slots(jnp.array([4, 2, 2, 4]), jnp.zeros(4, jnp.int32), 3)
+    assert early.tolist() == [1, 2, 0] and late.tolist() == [3]
+
+
+def _marked_search(game, mark):
+    """A stand-in search whose weights are ``mark`` on every legal move (so that a target
+    tells which search made it, and a move sampled from them is uniformly random)."""
+
+    def search_fn(variables, key, states):
+        del variables
+        legal = jax.vmap(game.legal_action_mask)(states)
+        action = search.uniform_choice(key, legal)
+        weights = jnp.where(legal, mark, 0.0)
+        return mctx.PolicyOutput(action=action, action_weights=weights, search_tree=None)
+
+    return search_fn
+
+
+def test_budget_by_ply__each_move_the_youngest_games_get_the_early_search():
+    """Tic-Tac-Toe, 8 slots of random games (so they end and restart at different times),
+    3 of them searched by the early search each move: at every move exactly 3 targets
+    carry its mark, and no slot it searched has played more plies than any it did not (a
+    recorded position's plies are its filled cells: 9 less its legal moves)."""
+    game = games.make("tic_tac_toe")
+    play = selfplay.make_selfplay(
+        game,
+        _marked_search(game, 0.5),
+        policy="puct",
+        batch_size=8,
+        num_moves=27,
+        num_sampling_moves=9,  # every move sampled from the even weights: a random game
+        early_search_fn=_marked_search(game, 0.25),
+        early_slots=3,
+    )
+    t = jax.tree.map(np.asarray, jax.jit(play)({}, jax.random.key(0)))
+    plies = 9 - t.legal_action_mask.sum(-1)
+    early = t.policy.max(-1) == 0.25
+    assert (early | (t.policy.max(-1) == 0.5)).all()
+    assert (early.sum(1) == 3).all()
+    for move in range(27):
+        assert plies[move][early[move]].max() <= plies[move][~early[move]].min(), move
+    assert len(set(plies[:, 0])) > 1 and len({tuple(p) for p in plies}) > 9  # games differ
+
+
+def test_budget_by_ply__refuses_a_bad_number_of_slots_and_a_playout_cap_beside_it():
+    game = games.make("tic_tac_toe")
+    fn = _first_free_cell_search(game)
+    kwargs = dict(policy="puct", batch_size=4, num_moves=9, num_sampling_moves=0)
+    for slots in (0, 4):
+        expected = f"early_slots must be from 1 to below batch_size=4 .* got {slots}"
+        with pytest.raises(ValueError, match=expected):
+            selfplay.make_selfplay(game, fn, early_search_fn=fn, early_slots=slots, **kwargs)
+    with pytest.raises(ValueError, match="early_search_fn and fast_search_fn cannot go together"):
+        selfplay.make_selfplay(
+            game, fn, early_search_fn=fn, early_slots=1, fast_search_fn=fn, **kwargs
+        )
+
+
+def test_budget_by_ply__training_builds_both_searches_with_their_simulations(monkeypatch):
+    """The smoke preset's self-play with 1 of its 4 slots at 9 simulations: training asks
+    for the stage's search and the early one, and plays with them."""
+    config = configs.get_config("tic_tac_toe", "smoke")
+    config.selfplay.update(early_slots=1, early_simulations=9)
+    asked = []
+    make_search = search.make_search
+
+    def recording(game, apply_fn, **settings):
+        asked.append(settings["num_simulations"])
+        return make_search(game, apply_fn, **settings)
+
+    monkeypatch.setattr(train.search, "make_search", recording)
+    components = train.build(config)
+    assert asked == [config.search.num_simulations, 9]
+    state, metrics = components.selfplay_fn(components.initial_state, None)
+    assert int(metrics["positions"]) > 0 and int(state.num_positions) == int(metrics["positions"])
+    assert train.network_calls_per_move(config) == 0.25 * 10 + 0.75 * (
+        config.search.num_simulations + 1
+    )
+
+
 def test_scores__by_hand():
     """Connect Four: X wins in column 0 on the 7th ply, 35 cells empty: 36 / 43. Othello:
     Black's first move leaves 4 black discs and 1 white on 64 cells: 3 / 64. Quoridor: both
@@ -314,6 +402,10 @@ def test_network_calls_per_move__the_stage_s_search_and_a_playout_cap_s_share():
     # playout_cap: 64 simulations on 1 move in 4, 16 on the others
     config = configs.get_config("connect_four", "playout_cap")
     assert train.network_calls_per_move(config) == 0.25 * 65 + 0.75 * 17 == 29
+    # a budget by ply: 64 simulations on 16 of the 64 slots, 16 on the others
+    config = configs.get_config("connect_four", "cpu")
+    config.selfplay.update(early_slots=16, early_simulations=64)
+    assert train.network_calls_per_move(config) == 0.25 * 65 + 0.75 * 17 == 29
 
 
 @pytest.mark.parametrize(
@@ -342,6 +434,7 @@ def test_settings__the_ideas_are_off_by_default():
     config = settings.base_config()
     assert config.selfplay.random_opening_plies == 0
     assert tuple(config.selfplay.simulation_stages) == ()
+    assert config.selfplay.early_slots == 0
     assert config.replay.merge_duplicates is False
     assert config.network.reply_head is False and config.network.score_head is False
     assert dict(config.learner.aux_weights) == {}

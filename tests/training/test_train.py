@@ -59,6 +59,17 @@ def _assert_same_tree(a, b):
             {"selfplay.full_search_probability": 0.25},
             r"config\.selfplay\.fast_simulations=0 must be from 1 to below",
         ),
+        ({"selfplay.early_slots": 4}, r"config\.selfplay\.early_slots=4 must be below"),
+        ({"selfplay.early_slots": 1}, r"config\.selfplay\.early_simulations=0 must be >= 1"),
+        (
+            {
+                "selfplay.early_slots": 1,
+                "selfplay.early_simulations": 8,
+                "selfplay.full_search_probability": 0.5,
+                "selfplay.fast_simulations": 1,
+            },
+            r"early_slots=1 cannot go with .* expected one budget rule",
+        ),
         ({"learner.mixed_updates": 2}, r"config\.game\.mixed has 0 other boards and"),
         ({"game.mixed": ({"rows": 4, "cols": 4},)}, r"mixed_updates=0: expected both"),
         (

@@ -224,8 +224,7 @@ def make_selfplay(
         """``searched`` of the youngest games' slots with ``early_search_fn`` and of the
         others with ``search_fn``, put back in slot order."""
         early, late = earliest_slots(states.num_moves, opening, early_slots)
-        order = jnp.concatenate([early, late])
-        back = jnp.argsort(order)
+        back = jnp.argsort(jnp.concatenate([early, late]))  # slot order from early + late
 
         def of(slots):
             return jax.tree.map(lambda x: x[slots], states)

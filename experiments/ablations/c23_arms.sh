@@ -65,10 +65,8 @@
 #   the arms keep about 1 and 3 fewer positions a game. The same 180 iterations.
 # - `lean64_early`: a budget by ply (training.selfplay, `selfplay.early_slots`): each move
 #   the 16 of the 64 slots whose games are the youngest are searched with 64 simulations,
-#   the judge's, and the other 48 with 16. The reference's network erred on 15.6% of
-#   Begin-Hard at 64 simulations and 12.0% at 1,024 (docs: ablations), so its mistakes
-#   there are ones that search fixes, and self-play's 16 simulations give its openings its
-#   weakest targets. 29 network calls a move, the playout cap's, spent by age instead of by
+#   the judge's, and the other 48 with 16: the reference's Begin-Hard mistakes are ones
+#   that more search fixes (docs: ablations, "A budget by ply"). 29 network calls a move, the playout cap's, spent by age instead of by
 #   chance, and every position kept; 120 iterations, as its self-play costs about 1.7
 #   times the reference's a move (train.network_calls_per_move).
 

@@ -141,6 +141,20 @@ SETTINGS: dict[str, Any] = {
         ),
         "max_num_considered_actions": S(16, POSITIVE, "Gumbel: root actions sampled."),
         "gumbel_scale": S(1.0, NON_NEGATIVE_FLOAT, "Gumbel: the scale of the Gumbel noise."),
+        "value_scale": S(
+            0.1,
+            POSITIVE_FLOAT,
+            "Gumbel: sigma's scale c_scale, sigma(q) = (maxvisit_init + max visits) * "
+            "value_scale * q, the weight of the search's values beside the prior's logits "
+            "(Danihelka et al., 2022).",
+            added_later=True,
+        ),
+        "maxvisit_init": S(
+            50.0,
+            NON_NEGATIVE_FLOAT,
+            "Gumbel: sigma's c_visit, the visits sigma counts before the search has any.",
+            added_later=True,
+        ),
         "discount": S(
             1.0,
             DISCOUNT,

@@ -261,6 +261,8 @@ def make_gumbel(
     num_simulations: int = 64,
     max_num_considered_actions: int = 16,
     gumbel_scale: float = 1.0,
+    value_scale: float = 0.1,
+    maxvisit_init: float = 50.0,
     discount: float = 1.0,
     heuristic_weight: float = 0.0,
 ) -> SearchFn:
@@ -270,6 +272,11 @@ def make_gumbel(
     Args:
       max_num_considered_actions: the root candidates of sequential halving.
       gumbel_scale: the Gumbel noise's scale (0 makes the search deterministic).
+      value_scale, maxvisit_init: the monotone transform of a completed Q before it is
+        added to the prior's logits, ``sigma(q) = (maxvisit_init + max_b N(b)) *
+        value_scale * q`` (Danihelka et al., 2022, eq. 8; mctx's defaults 0.1 and 50). The
+        larger they are, the more the search's values outweigh the prior, both in the
+        move chosen and in the improved policy.
     """
     return _mctx_search(
         game,
@@ -279,7 +286,10 @@ def make_gumbel(
             max_num_considered_actions=max_num_considered_actions,
             gumbel_scale=gumbel_scale,
             qtransform=functools.partial(
-                mctx.qtransform_completed_by_mix_value, rescale_values=False
+                mctx.qtransform_completed_by_mix_value,
+                value_scale=value_scale,
+                maxvisit_init=maxvisit_init,
+                rescale_values=False,
             ),
         ),
         num_simulations=num_simulations,

@@ -69,6 +69,11 @@
 #   that more search fixes (docs: ablations, "A budget by ply"). 29 network calls a move, the playout cap's, spent by age instead of by
 #   chance, and every position kept; 120 iterations, as its self-play costs about 1.7
 #   times the reference's a move (train.network_calls_per_move).
+# - `lean64_sigma`: Gumbel's sigma twice as steep (search.value_scale 0.2 for mctx's 0.1):
+#   the improved policy, self-play's target, leans more on the search's values than on the
+#   prior, and so does the move played. 0.2 was the best play-time value on validation
+#   positions for the reference's network (docs: ablations, "Play-time sigma"); this asks
+#   whether training with it teaches more. The same 180 iterations and cost.
 
 C23_PRESET="connect_four:playout_cap"
 # The settings that `lean` and the arms built on it share.
@@ -76,7 +81,7 @@ C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.ful
 C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
 # `lean64_hour`'s, which the arms after it start from.
 C23_HOUR="$C23_LEAN $C23_NET64 num_iterations=180"
-C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep lean64_score lean64_reply lean64_open4 lean64_open8 lean64_early)
+C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep lean64_score lean64_reply lean64_open4 lean64_open8 lean64_early lean64_sigma)
 declare -A C23_OVERRIDES=(
     [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
     [openings]="selfplay.random_opening_plies=2"
@@ -97,6 +102,7 @@ declare -A C23_OVERRIDES=(
     [lean64_replay]="$C23_HOUR replay.capacity=400000"
     [lean64_updates16]="${C23_LEAN/updates_per_iteration=32/updates_per_iteration=16} $C23_NET64 num_iterations=220"
     [lean64_early]="${C23_HOUR/num_iterations=180/num_iterations=120} selfplay.early_slots=16 selfplay.early_simulations=64"
+    [lean64_sigma]="$C23_HOUR search.value_scale=0.2"
     [lean64_deep]="$C23_LEAN network.channels=48 network.blocks=6 network.value_hidden=48 num_iterations=180"
 )
 declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5")

@@ -49,7 +49,7 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
 @pytest.mark.parametrize(
     ("script", "arguments", "count"),
     [
-        ("c23_screen.sh", ("out",), 25),
+        ("c23_screen.sh", ("out",), 26),
         ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
         ("c23_hour.sh", ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"), 4),
         (

@@ -31,7 +31,8 @@ def make_network_analysis_fn(
       game: the game the network plays.
       apply_fn: ``networks.make_network``'s apply function.
       search_settings: a run's ``config.search``; the root noise is switched off and
-        ``play_c_puct``, when set, is the search's ``c_puct`` (``search.search_settings``).
+        ``play_c_puct`` and ``play_value_scale``, when set, are the search's ``c_puct`` and
+        ``value_scale`` (``search.search_settings``).
       num_simulations: simulations per move, or 0 for the raw policy.
     """
     if num_simulations == 0:
@@ -140,8 +141,8 @@ KINDS = (
         "AlphaZero (a training run)",
         "a trained run (its directory or `<run>/checkpoints/<iteration>`), or an exported "
         "agent's folder, with a noise-free search of the run's own simulations unless given "
-        "(and its `config.search.play_c_puct`, if set, as PUCT's constant); `0` plays the raw "
-        "policy",
+        "(and its `config.search.play_c_puct` or `play_value_scale`, if set, as PUCT's constant "
+        "or Gumbel's sigma scale); `0` plays the raw policy",
         _parse_az,
     ),
     registry.AgentKind(

@@ -155,6 +155,13 @@ SETTINGS: dict[str, Any] = {
             "Gumbel: sigma's c_visit, the visits sigma counts before the search has any.",
             added_later=True,
         ),
+        "play_value_scale": S(
+            0.0,
+            NON_NEGATIVE_FLOAT,
+            "Gumbel: value_scale when the network plays to win (agents, evaluations) rather "
+            "than self-plays; 0: value_scale.",
+            added_later=True,
+        ),
         "discount": S(
             1.0,
             DISCOUNT,
@@ -358,7 +365,7 @@ PLUGS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], Callable[[str], di
     "network": ("kind", ("kind",), ("resnet", "resnet_any_size"), networks.settings_of),
     "search": (
         "policy",
-        ("policy", *policies.COMMON, "play_c_puct"),
+        ("policy", *policies.COMMON, "play_c_puct", "play_value_scale"),
         ("puct", "gumbel", "puct_forced"),
         policies.settings_of,
     ),

@@ -6,8 +6,9 @@ A bundle is two files named by the agent's key (``pretrained.key_of``):
 - ``<key>.onnx``: the network (``onnx_network.network_to_onnx``);
 - ``<key>.json``: the game and its settings, the network's input and output shapes, and the
   search as the agent plays it (``search.search_settings(..., play=True)``: no root noise,
-  ``play_c_puct`` as PUCT's constant), with how the move is read from it (``choice``: the
-  most visited move for PUCT, sequential halving's choice for Gumbel).
+  ``play_c_puct`` as PUCT's constant, ``play_value_scale`` as Gumbel's sigma scale), with
+  how the move is read from it (``choice``: the most visited move for PUCT, sequential
+  halving's choice for Gumbel).
 
 ``write_page_agents`` writes a bundle per agent and ``agents.json``, the page's list of them.
 """
@@ -24,7 +25,7 @@ from alphazero_jax import games, networks, runs, search
 from alphazero_jax.agents import pretrained
 from alphazero_jax.play import onnx_network
 
-FORMAT = 1  # the bundle JSON's version; the page refuses another
+FORMAT = 2  # the bundle JSON's version; the page refuses another (2: Gumbel's sigma settings)
 INDEX_FILE = "agents.json"
 CHOICES = {"puct": "most_visited", "gumbel": "sequential_halving"}
 _SEARCH_KEYS = (
@@ -33,6 +34,8 @@ _SEARCH_KEYS = (
     "c_puct",
     "c_puct_base",
     "max_num_considered_actions",
+    "value_scale",
+    "maxvisit_init",
     "discount",
     "heuristic_weight",
 )
@@ -45,7 +48,13 @@ def describe(run: runs.RestoredNetwork, *, num_simulations: int | None = None) -
       run: the network and the config it was trained with.
       num_simulations: simulations per move (None: the run's own).
     """
-    settings = search.search_settings(run.config.search.to_dict(), play=True)
+    # A key the run's config predates (a Gumbel setting added since) has its factory's default.
+    defaults = {
+        key: value
+        for name in search.POLICIES
+        for key, value in search.policies.settings_of(name).items()
+    }
+    settings = search.search_settings({**defaults, **run.config.search.to_dict()}, play=True)
     if num_simulations is not None:
         settings["num_simulations"] = num_simulations
     game = run.game

@@ -133,6 +133,8 @@ def check_simulations(
 
 # Settings a policy turns off to play rather than self-play (its root noise), when it has them.
 _NOISE = ("dirichlet_fraction", "gumbel_scale")
+# Play-time overrides: config.search key -> the setting it replaces when above 0.
+PLAY_OVERRIDES = {"play_c_puct": "c_puct", "play_value_scale": "value_scale"}
 
 
 def search_settings(config_search: Mapping, *, play: bool) -> dict:
@@ -140,16 +142,19 @@ def search_settings(config_search: Mapping, *, play: bool) -> dict:
 
     For self-play (``play=False``) they are the config's as written. To play
     (``play=True``: agents, evaluations) the root noise is off (``dirichlet_fraction`` and
-    ``gumbel_scale`` 0, which a policy of one's own may take too) and ``play_c_puct``, when
-    above 0, replaces ``c_puct``: self-play explores to learn, play exploits what was
-    learnt. ``play_c_puct`` is no argument of ``make_search`` either way.
+    ``gumbel_scale`` 0, which a policy of one's own may take too), and each play-time
+    override of ``PLAY_OVERRIDES`` that is above 0 replaces its setting: ``play_c_puct``
+    PUCT's ``c_puct``, ``play_value_scale`` Gumbel's ``value_scale``. Self-play explores to
+    learn, play exploits what was learnt. The overrides are no arguments of ``make_search``
+    either way.
     """
     settings = dict(config_search)
-    play_c_puct = settings.pop("play_c_puct", 0.0)
+    overrides = {key: settings.pop(key, 0.0) for key in PLAY_OVERRIDES}
     if play:
         settings.update(dict.fromkeys(_NOISE, 0.0))
-        if play_c_puct:
-            settings["c_puct"] = play_c_puct
+        for key, value in overrides.items():
+            if value:
+                settings[PLAY_OVERRIDES[key]] = value
     return settings
 
 

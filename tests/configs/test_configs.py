@@ -18,7 +18,7 @@ def test_settings__every_key_has_a_rule_and_a_meaning_and_its_default_passes_the
     keys = dict(settings.leaves())
     # By hand: 7 at the top, game 3, network 8, search 11, selfplay 12, replay 4,
     # evaluation 8, gating 3, learner 12.
-    assert len(keys) == 70
+    assert len(keys) == 71
     for key, setting in keys.items():
         assert setting.doc.strip() and setting.rule.says().strip(), key
         if key not in ("game.name", "selfplay.num_moves"):  # a preset sets them per game

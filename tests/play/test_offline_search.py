@@ -1,7 +1,7 @@
 """The offline page's search (alphazero_jax/play/static/offline/search.js) with an exported
 network in onnxruntime-node against the agent in JAX: for every shipped agent, 50 positions
 from random play, the same move and the same value (within 1e-4) at the agent's own search
-settings, with no noise.
+settings, with no noise; and one Gumbel agent with its sigma steeper than mctx's defaults.
 
 Node's packages come from the repository's package.json (``npm ci``; ``make test`` runs it).
 Marked long: ``make test-long`` runs it (and CI, after ``make test`` has installed them).
@@ -64,10 +64,21 @@ def random_positions(game, count: int, seed: int):
     return [[int(a) for a in actions[i, : cuts[i]]] for i in range(count)], states
 
 
-@pytest.mark.parametrize("key", pretrained.available())
-def test_offline_search__moves_and_values_equal_jax(key, tmp_path):
+# Gumbel's sigma off its defaults (a shipped Gumbel agent's network): the page reads it too.
+STEEPER = ("quoridor-size5-walls3-distance_planes1", {"value_scale": 0.4, "maxvisit_init": 10.0})
+
+
+@pytest.mark.parametrize(
+    ("key", "search_settings"),
+    [*((key, {}) for key in pretrained.available()), STEEPER],
+)
+def test_offline_search__moves_and_values_equal_jax(key, search_settings, tmp_path):
     game = _game_of(key)
     run = pretrained.load(game)
+    if search_settings:
+        config = run.config.copy_and_resolve_references()
+        config.search.update(search_settings)
+        run = run._replace(config=config)
     bundle = web_bundle.write_bundle(run, tmp_path)
     positions, batch = random_positions(game, NUM_POSITIONS, seed=len(key))
     assert not batch.terminal.any()

@@ -165,6 +165,16 @@ def test_describe__is_the_agents_play_search():
     quoridor = web_bundle.describe(pretrained.load(games.make("quoridor", size=5, walls=3)))
     assert quoridor["choice"] == "sequential_halving"
     assert quoridor["search"]["heuristic_weight"] == 0.25
+    # Its agent.json predates Gumbel's sigma settings: mctx's defaults, as its search has.
+    assert (quoridor["search"]["value_scale"], quoridor["search"]["maxvisit_init"]) == (0.1, 50.0)
+
+
+def test_describe__plays_with_play_value_scale():
+    run = pretrained.load(games.make("quoridor", size=5, walls=3))
+    config = run.config.copy_and_resolve_references()
+    config.search.update(value_scale=0.2, play_value_scale=0.5, maxvisit_init=10.0)
+    described = web_bundle.describe(run._replace(config=config))["search"]
+    assert (described["value_scale"], described["maxvisit_init"]) == (0.5, 10.0)
 
 
 def test_export_web_program__writes_a_bundle_per_agent(tmp_path):

@@ -241,16 +241,65 @@ def test_search__bad_settings_fail_early():
         search.make_search(game, apply_fn, heuristic_weight=1.5)
 
 
-def test_search_settings__self_play_as_written_play_without_noise_and_with_play_c_puct():
-    written = {"c_puct": 2.5, "play_c_puct": 1.0, "dirichlet_fraction": 0.25, "gumbel_scale": 1.0}
+def test_search_settings__self_play_as_written_play_without_noise_and_with_its_overrides():
+    written = {
+        "c_puct": 2.5,
+        "play_c_puct": 1.0,
+        "dirichlet_fraction": 0.25,
+        "gumbel_scale": 1.0,
+        "value_scale": 0.1,
+        "play_value_scale": 0.2,
+    }
     selfplay = search.search_settings(written, play=False)
-    assert selfplay == {"c_puct": 2.5, "dirichlet_fraction": 0.25, "gumbel_scale": 1.0}
+    assert selfplay == {
+        "c_puct": 2.5,
+        "dirichlet_fraction": 0.25,
+        "gumbel_scale": 1.0,
+        "value_scale": 0.1,
+    }
     play = search.search_settings(written, play=True)
-    assert play == {"c_puct": 1.0, "dirichlet_fraction": 0.0, "gumbel_scale": 0.0}
-    # 0 (the default, and what a config written before the key reads) keeps c_puct.
-    for older in ({**written, "play_c_puct": 0.0}, {"c_puct": 2.5}):
+    assert play == {
+        "c_puct": 1.0,
+        "dirichlet_fraction": 0.0,
+        "gumbel_scale": 0.0,
+        "value_scale": 0.2,
+    }
+    # 0 (the default, and what a config written before the key reads) keeps the setting.
+    for older in ({**written, "play_c_puct": 0.0, "play_value_scale": 0.0}, {"c_puct": 2.5}):
         assert search.search_settings(older, play=True)["c_puct"] == 2.5
+        assert search.search_settings(older, play=True).get("value_scale", 0.1) == 0.1
     assert written["play_c_puct"] == 1.0  # the caller's mapping is left as it was
+
+
+@pytest.mark.parametrize(("value_scale", "maxvisit_init"), [(0.1, 50.0), (0.5, 4.0)])
+def test_gumbel__improved_policy_is_the_prior_tilted_by_sigma_of_q(value_scale, maxvisit_init):
+    """Danihelka et al. (2022), eq. 8-9: where every root move was visited, the improved
+    policy is softmax(logits + (maxvisit_init + max N) * value_scale * q), q each move's
+    value from the root mover's view. A tic-tac-toe root with 3 moves (X: a1 b1 c2, O: b2 a2
+    c3, X to move) and 30 simulations visits all of them; computed here from the tree's own
+    logits, visits and values, so a setting mctx did not receive would tilt it otherwise."""
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = _random_network("tic_tac_toe")
+    states = _batch(game, ["a1 b2 b1 a2 c2 c3"])
+    run = search.make_search(
+        game,
+        apply_fn,
+        policy="gumbel",
+        num_simulations=30,
+        gumbel_scale=0.0,
+        value_scale=value_scale,
+        maxvisit_init=maxvisit_init,
+    )
+    output = jax.jit(run)(variables, jax.random.key(0), states)
+    tree = output.search_tree
+    legal = np.asarray(game.legal_action_mask(jax.tree.map(lambda x: x[0], states)))
+    visits = np.asarray(tree.children_visits[0, 0])  # batch 0, the root
+    assert legal.sum() == 3 and (visits[legal] > 0).all(), visits
+    q = np.asarray(tree.qvalues(np.zeros(1, np.int32))[0])
+    logits = np.asarray(tree.children_prior_logits[0, 0])
+    tilted = np.where(legal, logits + (maxvisit_init + visits.max()) * value_scale * q, -np.inf)
+    expected = np.exp(tilted - tilted.max())
+    np.testing.assert_allclose(output.action_weights[0], expected / expected.sum(), atol=1e-5)
 
 
 def test_play_c_puct__searches_as_c_puct_would_when_the_network_plays():
@@ -272,6 +321,26 @@ def test_play_c_puct__searches_as_c_puct_would_when_the_network_plays():
     np.testing.assert_array_equal(played, visits(c_puct=0.25))
     assert not np.array_equal(played, visits(c_puct=4.0))
     np.testing.assert_array_equal(visits(c_puct=4.0, play_c_puct=0.0), visits(c_puct=4.0))
+
+
+def test_play_value_scale__searches_as_value_scale_would_when_the_network_plays():
+    """The same for Gumbel's sigma: value_scale 0.02 with play_value_scale 2 plays as
+    value_scale 2, whose sequential halving keeps other moves."""
+    from alphazero_jax import agents
+
+    game = games.make("tic_tac_toe")
+    apply_fn, variables = _random_network("tic_tac_toe")
+    states = _batch(game, ["", "a1", "a1 b2"])
+
+    def shares(**settings):
+        analyse = agents.make_network_analysis_fn(
+            game, apply_fn, {"policy": "gumbel", **settings}, num_simulations=24
+        )
+        return np.asarray(jax.jit(analyse)(variables, jax.random.key(0), states).shares)
+
+    played = shares(value_scale=0.02, play_value_scale=2.0)
+    np.testing.assert_array_equal(played, shares(value_scale=2.0))
+    assert not np.array_equal(played, shares(value_scale=0.02))
 
 
 def _make_puct_again(

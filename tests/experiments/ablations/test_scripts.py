@@ -170,6 +170,12 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
         assert _changes(compare_flags.build_config(arm), reference) == {
             "selfplay.random_opening_plies": plies,
         }  # fmt: skip
+    sigma = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--reference=lean64_hour",
+                             "lean64_sigma"))  # fmt: skip
+    assert [arm.name for arm in sigma] == ["lean64_hour", "lean64_sigma"]
+    assert _changes(compare_flags.build_config(sigma[1]), reference) == {
+        "search.value_scale": 0.2,
+    }  # fmt: skip
     apart = _arguments(
         bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",
         "lean64_rising", "lean64_outcome", "lean64_replay",
@@ -289,10 +295,15 @@ def test_c23_games__refuses_an_unknown_arm_or_game_in_one_line(bin_dir, argument
 def test_connect_four_cpu__is_the_arm_lean64_hour_but_for_its_schedule_and_evaluations(bin_dir):
     """``make train``'s preset is the C23 arm it was chosen from: every setting of
     ``lean64_hour`` as c23_hour.sh hands it to the runner (its overrides on
-    ``playout_cap``), but for the number of iterations and the evaluations' cadence."""
+    ``playout_cap``), but for the number of iterations, the evaluations' cadence and the
+    search's sigma when the trained network plays."""
     found = {
         arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_hour.sh", "out", "lean64_hour"))
     }
     measured = compare_flags.build_config(found["lean64_hour"])
     cpu = configs.get_config("connect_four", "cpu")
-    assert _changes(measured, cpu) == {"num_iterations": 180, "evaluation.every": 20}
+    assert _changes(measured, cpu) == {
+        "num_iterations": 180,
+        "evaluation.every": 20,
+        "search.play_value_scale": 0.0,  # how the trained network plays, not how it trains
+    }

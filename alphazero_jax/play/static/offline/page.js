@@ -14,7 +14,7 @@ import { search } from "./search.js";
 
 const DRAWING = { connect_four: connectFour, othello, quoridor, tic_tac_toe: ticTacToe };
 const AGENT_PAUSE_MS = 300; // between moves when the agent plays both sides
-const FORMAT = 1; // web_bundle.FORMAT
+const FORMAT = 2; // web_bundle.FORMAT
 
 ort.env.wasm.wasmPaths = new URL("../ort/", import.meta.url).href;
 ort.env.wasm.numThreads = self.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;

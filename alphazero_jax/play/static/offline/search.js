@@ -103,8 +103,9 @@ function qAlphaZero(tree, node) {
   return tree.qvalues(node).map((q, a) => (visits[a] > 0 ? q : tree.nodeValues[node]));
 }
 
-// mctx's qtransform_completed_by_mix_value with rescale_values=False.
-function qCompleted(tree, node) {
+// mctx's qtransform_completed_by_mix_value with rescale_values=False, its value_scale and
+// maxvisit_init the bundle's.
+function qCompleted(tree, node, settings) {
   const q = tree.qvalues(node);
   const visits = tree.row(tree.childrenVisits, node);
   const priors = softmax(tree.row(tree.childrenPriorLogits, node)).map((p) => Math.max(TINY, p));
@@ -119,7 +120,7 @@ function qCompleted(tree, node) {
     if (visits[a] > 0) weighted = f32(weighted + f32(f32(priors[a] * q[a]) / sumProbs));
   }
   const mixed = f32(f32(tree.rawValues[node] + f32(sumVisits * weighted)) / (sumVisits + 1));
-  const scale = f32((50 + Math.max(...visits)) * f32(0.1));
+  const scale = f32((settings.maxvisit_init + Math.max(...visits)) * f32(settings.value_scale));
   return q.map((value, a) => f32(scale * (visits[a] > 0 ? value : mixed)));
 }
 
@@ -150,7 +151,7 @@ function makeSelect(settings, numSimulations) {
   return (tree, node, depth, invalid) => {
     const visits = tree.row(tree.childrenVisits, node);
     const logits = tree.row(tree.childrenPriorLogits, node);
-    const completed = qCompleted(tree, node);
+    const completed = qCompleted(tree, node, settings);
     if (depth === 0) {
       const numValid = invalid.filter((x) => !x).length;
       const simulation = visits.reduce((a, b) => a + b, 0);
@@ -238,7 +239,7 @@ export async function search(game, evaluate, settings, state) {
     action = argmax(visitProbs);
   } else {
     const considered = Math.max(...visitCounts);
-    const scores = scoreConsidered(considered, rootLogits, qCompleted(tree, 0), visitCounts);
+    const scores = scoreConsidered(considered, rootLogits, qCompleted(tree, 0, settings), visitCounts);
     action = argmax(scores, invalid);
   }
   return { action, value: tree.nodeValues[0], visitProbs, visitCounts, evaluations };

@@ -279,7 +279,7 @@ def make_gumbel(
       gumbel_scale: the Gumbel noise's scale (0 makes the search deterministic).
       value_scale, maxvisit_init: the monotone transform of a completed Q before it is
         added to the prior's logits, ``sigma(q) = (maxvisit_init + max_b N(b)) *
-        value_scale * q`` (Danihelka et al., 2022, eq. 8; mctx's defaults 0.1 and 50). The
+        value_scale * q`` (Danihelka et al., 2022; mctx's defaults 0.1 and 50). The
         larger they are, the more the search's values outweigh the prior, both in the
         move chosen and in the improved policy.
     """

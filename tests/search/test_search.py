@@ -273,7 +273,7 @@ def test_search_settings__self_play_as_written_play_without_noise_and_with_its_o
 
 @pytest.mark.parametrize(("value_scale", "maxvisit_init"), [(0.1, 50.0), (0.5, 4.0)])
 def test_gumbel__improved_policy_is_the_prior_tilted_by_sigma_of_q(value_scale, maxvisit_init):
-    """Danihelka et al. (2022), eq. 8-9: where every root move was visited, the improved
+    """Danihelka et al. (2022): where every root move was visited, the improved
     policy is softmax(logits + (maxvisit_init + max N) * value_scale * q), q each move's
     value from the root mover's view. A tic-tac-toe root with 3 moves (X: a1 b1 c2, O: b2 a2
     c3, X to move) and 30 simulations visits all of them; computed here from the tree's own

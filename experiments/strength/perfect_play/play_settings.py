@@ -53,12 +53,22 @@ _OUTPUT = common.define_output("runs/play_settings")
 
 def parse_vary(text: str, search_settings: dict) -> tuple[str, list]:
     """``(key, values)`` of ``--vary``, each value of the type of the network's own setting;
-    ends the program in one line on a key that ``config.search`` lacks or a bad value."""
+    ends the program in one line on a key that ``config.search`` lacks, on a bad value, and on
+    a key that a play-time override of the network replaces (``c_puct`` where ``play_c_puct``
+    is set: every row would play alike)."""
     key, _, values = text.partition(":")
     if key not in search_settings or not values:
         cli.fail(
             f"--vary: expected <config.search key>:<value>,..., with a key among "
             f"{sorted(search_settings)}; got {text!r}."
+        )
+    from alphazero_jax.search.mctx_search import PLAY_OVERRIDES
+
+    replaced_by = {setting: play for play, setting in PLAY_OVERRIDES.items()}.get(key)
+    if replaced_by and search_settings.get(replaced_by, 0.0) > 0:  # every row would play alike
+        cli.fail(
+            f"--vary: {key} is replaced in play by this network's "
+            f"{replaced_by}={search_settings[replaced_by]}; vary {replaced_by} instead."
         )
     kind = type(search_settings[key])
     try:

@@ -302,31 +302,19 @@ def test_gumbel__improved_policy_is_the_prior_tilted_by_sigma_of_q(value_scale, 
     np.testing.assert_allclose(output.action_weights[0], expected / expected.sum(), atol=1e-5)
 
 
-def test_play_c_puct__searches_as_c_puct_would_when_the_network_plays():
+@pytest.mark.parametrize(
+    ("policy", "setting", "written", "played"),
+    [("puct", "c_puct", 4.0, 0.25), ("gumbel", "value_scale", 0.02, 2.0)],
+)
+def test_play_overrides__search_as_their_setting_would_when_the_network_plays(
+    policy, setting, written, played
+):
     """An agent whose config says c_puct 4 and play_c_puct 0.25 searches as one whose
-    c_puct is 0.25; the two constants give different visits, so the override is seen."""
+    c_puct is 0.25; one whose value_scale is 0.02 and play_value_scale 2 as one whose
+    value_scale is 2 (Gumbel's sequential halving then keeps other moves). Each pair of
+    values gives different visits, so the override is seen; an override of 0 is none."""
     from alphazero_jax import agents
-
-    game = games.make("tic_tac_toe")
-    apply_fn, variables = _random_network("tic_tac_toe")
-    states = _batch(game, ["", "a1", "a1 b2"])
-
-    def visits(**settings):
-        analyse = agents.make_network_analysis_fn(
-            game, apply_fn, {"policy": "puct", **settings}, num_simulations=24
-        )
-        return np.asarray(jax.jit(analyse)(variables, jax.random.key(0), states).shares)
-
-    played = visits(c_puct=4.0, play_c_puct=0.25)
-    np.testing.assert_array_equal(played, visits(c_puct=0.25))
-    assert not np.array_equal(played, visits(c_puct=4.0))
-    np.testing.assert_array_equal(visits(c_puct=4.0, play_c_puct=0.0), visits(c_puct=4.0))
-
-
-def test_play_value_scale__searches_as_value_scale_would_when_the_network_plays():
-    """The same for Gumbel's sigma: value_scale 0.02 with play_value_scale 2 plays as
-    value_scale 2, whose sequential halving keeps other moves."""
-    from alphazero_jax import agents
+    from alphazero_jax.search import mctx_search
 
     game = games.make("tic_tac_toe")
     apply_fn, variables = _random_network("tic_tac_toe")
@@ -334,13 +322,18 @@ def test_play_value_scale__searches_as_value_scale_would_when_the_network_plays(
 
     def shares(**settings):
         analyse = agents.make_network_analysis_fn(
-            game, apply_fn, {"policy": "gumbel", **settings}, num_simulations=24
+            game, apply_fn, {"policy": policy, **settings}, num_simulations=24
         )
         return np.asarray(jax.jit(analyse)(variables, jax.random.key(0), states).shares)
 
-    played = shares(value_scale=0.02, play_value_scale=2.0)
-    np.testing.assert_array_equal(played, shares(value_scale=2.0))
-    assert not np.array_equal(played, shares(value_scale=0.02))
+    override = f"play_{setting}"
+    assert mctx_search.PLAY_OVERRIDES[override] == setting
+    got = shares(**{setting: written, override: played})
+    np.testing.assert_array_equal(got, shares(**{setting: played}))
+    assert not np.array_equal(got, shares(**{setting: written}))
+    np.testing.assert_array_equal(
+        shares(**{setting: written, override: 0.0}), shares(**{setting: written})
+    )
 
 
 def _make_puct_again(

@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# The accelerator checks of issues C24 and C23 in one bounded run (about 9 minutes), for a
-# session that is lent a GPU for a short span: run from the repository root on the GPU
-# machine, with the package's dependencies importable (wheels in ./.whl, if any, are
-# installed into /tmp/site first: mctx, ml-collections and tensorboardX are the ones a
-# CUDA image with JAX and Flax tends to lack). Writes its logs into $OUT (default /tmp/out).
+# C23's accelerator check in one bounded run (about 9.5 minutes; give it a limit of 600 s),
+# for a session that is lent a GPU for a short span: run from the repository root on the
+# GPU machine, with the package's dependencies importable (wheels in ./.whl, if any, are
+# installed into /tmp/site first: mctx, ml-collections and tensorboardX are the ones a CUDA
+# image with JAX and Flax tends to lack; on 2026-12-04 the run also carried flax, optax,
+# chex and orbax-checkpoint at the CPU's versions). Writes its logs into $OUT (default /tmp/out).
 #
-#   1. C24: Quoridor's accelerator report (experiments.benchmarks.quoridor --device_report):
-#      game steps at 1,024-16,384 games, quoridor:agent self-play, a quoridor:default
-#      iteration.
-#   2. C23: the Connect Four long_gpu recipe against it with the searches that won C23's
-#      CPU comparisons (`make train`'s: every move searched with 16 simulations of Gumbel,
-#      sampled from the improved policy and kept, random 0-2-ply starts; the settings
-#      C23_LEAN of experiments/ablations/c23_arms.sh, with 256 updates an iteration for
-#      the four times as many positions kept, about 2 samples each as on the CPU), each
-#      for the same minutes of its run's clock, judged every 8 iterations at 600
-#      simulations on Middle-Medium and Begin-Hard (AlphaZero.jl's table: 2.8% and 7.4%).
-#      The first checkpoint at or below both is deliverable 5's time.
+# The Connect Four long_gpu recipe against itself with the searches that won C23's CPU
+# comparisons (`make train`'s: every move searched with 16 simulations of Gumbel, sampled
+# from the improved policy and kept, random 0-2-ply starts; the settings C23_LEAN of
+# experiments/ablations/c23_arms.sh, with 256 updates an iteration for the four times as
+# many positions kept, about 2 samples each as on the CPU), both judged every 8 iterations
+# at 600 simulations on Middle-Medium and Begin-Hard (AlphaZero.jl's table: 2.8% and 7.4%):
+# the preset for $MINUTES (2.2) of its call's clock, `lean` for its whole 125 iterations
+# ($LEAN_MINUTES, 6.3, holds them and their 15 evaluations on an H200). The first
+# checkpoint at or below both figures is deliverable 5's time; the ablations page ("On one
+# GPU") has the run of 2026-12-04. Quoridor's accelerator report (C24), once part of this
+# run, is `python -m experiments.benchmarks.quoridor --device_report` (docs: Benchmarks).
 set -u
 OUT="${OUT:-/tmp/out}"
 mkdir -p "$OUT"
@@ -28,29 +29,27 @@ else
   export PYTHONPATH="$PWD"
 fi
 MINUTES="${MINUTES:-2.2}"
+LEAN_MINUTES="${LEAN_MINUTES:-6.3}"
 python3 -c "import jax; print('jax', jax.__version__, jax.devices())"
-echo "=== C24: Quoridor's accelerator report $(date +%T)"
-timeout 215 python3 -m experiments.benchmarks.quoridor --device_report \
-  --part_seconds=55,70,80 2>&1 | tee "$OUT/c24_report.log"
 judge=(--config.evaluation.every=8 --config.evaluation.simulations=600
   "--config.evaluation.opponents=('random',)" --config.evaluation.games=8
   --config.evaluation.num_past=0 --config.evaluation.perfect_play_positions=500
   "--config.evaluation.perfect_play_sets=('Test_L2_R2','Test_L1_R3')")
 arm() {
-  local name=$1
-  shift
+  local name=$1 minutes=$2
+  shift 2
   echo "=== C23 arm $name $(date +%T)"
-  timeout 170 python3 -m experiments.train --workdir="/tmp/c23_$name" \
-    --config=connect_four:long_gpu --config.time_limit_minutes="$MINUTES" \
+  timeout "$(awk "BEGIN { print int($minutes * 60 + 35) }")" python3 -m experiments.train \
+    --workdir="/tmp/c23_$name" --config=connect_four:long_gpu --config.time_limit_minutes="$minutes" \
     --config.checkpoint_every_minutes=100 "${judge[@]}" "$@" 2>&1 | tee "$OUT/c23_$name.log"
   cp "/tmp/c23_$name/metrics.jsonl" "$OUT/c23_${name}_metrics.jsonl" 2>/dev/null
 }
-arm preset
+arm preset "$MINUTES"
 source experiments/ablations/c23_arms.sh
 lean=()
 for override in $C23_LEAN; do
   [[ $override == learner.updates_per_iteration=* ]] && override=learner.updates_per_iteration=256
   lean+=("--config.$override")
 done
-arm lean "${lean[@]}"
+arm lean "$LEAN_MINUTES" "${lean[@]}"
 echo "=== done $(date +%T)"

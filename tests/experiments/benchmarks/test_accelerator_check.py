@@ -81,13 +81,14 @@ def test_accelerator_check__lean_is_long_gpu_with_make_trains_searches(tmp_path)
         assert _value(cpu, key) == value  # `make train`'s, so the winners of C23's hour
         assert _value(lean, key) == value
         assert _value(preset, key) != value  # long_gpu's own: PUCT, a playout cap, ...
-    # The judging and the clock are the preset's; the learner takes twice as many updates
-    # for every move kept instead of one in four.
+    # The judging is the preset's; the learner takes twice as many updates for every move
+    # kept instead of one in four; the preset stops at its minutes, lean runs on to its end.
     assert _value(lean, "learner.updates_per_iteration") == 256
     assert _value(preset, "learner.updates_per_iteration") == 128
-    for key in ("evaluation.simulations", "time_limit_minutes", "network.channels"):
+    for key in ("evaluation.simulations", "evaluation.every", "network.channels"):
         assert _value(lean, key) == _value(preset, key)
     assert _value(lean, "evaluation.simulations") == 600
+    assert _value(lean, "time_limit_minutes") > _value(preset, "time_limit_minutes")
 
 
 def _value(config, key: str):

@@ -11,7 +11,9 @@ each, colours swapped in pairs after two random opening plies, against the goals
 ``learning_proof.BASELINE_GOALS`` for the run's board size (Othello 6x6: the learning
 proof; 8x8: the full-size agent's; Quoridor 5x5, 9x9); a goal of None is reported only.
 ``--opponents`` plays a subset; ``--seed`` plays other games (other openings and tie-breaks)
-to see how much a result moves with them.
+to see how much a result moves with them. ``--search`` plays the network with other
+``config.search`` settings (``--search=play_value_scale=0.2``): with the same ``--seed``
+the games open alike, so two settings meet the same openings.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ _OPPONENTS = flags.DEFINE_list(
 _SEED = flags.DEFINE_integer(
     "seed", 0, "The matches' key: another seed draws other openings and tie-breaks."
 )
+_SEARCH = common.define_search()
 
 
 def main(argv: list[str]) -> None:
@@ -45,7 +48,7 @@ def main(argv: list[str]) -> None:
 
     from alphazero_jax.evaluation import learning_proof
 
-    run = common.restore(_WORKDIR.value)
+    run = common.with_search(common.restore(_WORKDIR.value), _SEARCH.value)
     if run.game.name not in learning_proof.BASELINE_GOALS:
         cli.fail(
             f"--workdir={_WORKDIR.value}: expected a run of "
@@ -57,7 +60,11 @@ def main(argv: list[str]) -> None:
     except ValueError as error:
         cli.fail(f"--opponents: {error}")
     title = run.game.name.title()
-    print(f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}")
+    playing = f", playing with {', '.join(_SEARCH.value)}" if _SEARCH.value else ""
+    print(
+        f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}"
+        + playing
+    )
     for simulations in (int(s) for s in _SIMULATIONS.value):
         described = learning_proof.describe_search(run, simulations)
         for opponent, goal in goals.items():

@@ -62,19 +62,7 @@ def parse_vary(text: str, search_settings: dict) -> tuple[str, list]:
             f"--vary: expected <config.search key>:<value>,..., with a key among "
             f"{sorted(search_settings)}; got {text!r}."
         )
-    from alphazero_jax.search.mctx_search import PLAY_OVERRIDES
-
-    replaced_by = {setting: play for play, setting in PLAY_OVERRIDES.items()}.get(key)
-    if replaced_by and search_settings.get(replaced_by, 0.0) > 0:  # every row would play alike
-        cli.fail(
-            f"--vary: {key} is replaced in play by this network's "
-            f"{replaced_by}={search_settings[replaced_by]}; vary {replaced_by} instead."
-        )
-    kind = type(search_settings[key])
-    try:
-        return key, [kind(value) for value in values.split(",")]
-    except ValueError:
-        cli.fail(f"--vary: {key} takes values of type {kind.__name__}; got {values!r}.")
+    return key, common.search_values(key, values.split(","), search_settings, "--vary")
 
 
 def paired_table(wrong: dict[str, list], names: list[str]) -> str:

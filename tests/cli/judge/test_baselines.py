@@ -59,19 +59,16 @@ def test_with_search__a_bad_item_ends_in_one_line(path, item, message, capsys):
 
 @pytest.mark.long
 def test_baselines__plays_with_the_search_it_is_given():
-    command = [
-        sys.executable,
-        "-m",
-        "alphazero_jax.cli.judge",
-        "baselines",
-        f"--workdir={QUORIDOR}",
-        "--search=play_value_scale=0.2",
-        "--opponents=random",
-        "--games=2",
-        "--simulations=4",
-    ]
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
-    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    judge = [sys.executable, "-m", "alphazero_jax.cli.judge", "baselines"]
+    flags = [f"--workdir={QUORIDOR}", "--search=play_value_scale=0.2", "--opponents=random"]
+    done = subprocess.run(
+        [*judge, *flags, "--games=2", "--simulations=4"],
+        cwd=REPO,
+        env=dict(os.environ, JAX_PLATFORMS="cpu"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "iteration 200, playing with play_value_scale=0.2" in done.stdout, done.stdout
     assert "gumbel, 4 simulations vs random       2 games: won" in done.stdout, done.stdout

@@ -1,5 +1,5 @@
-"""What the entry points share: the start of ``main`` (with the compilation cache) and game
-settings on the command line."""
+"""What the entry points share: the start of ``main`` (with the compilation cache), and game
+settings and play-time search settings on the command line."""
 
 from __future__ import annotations
 
@@ -83,3 +83,48 @@ def writable_directory(path: str, flag: str) -> str:
     except OSError as error:
         fail(f"--{flag}={path}: cannot write there ({error.strerror or error}); choose another.")
     return path
+
+
+# Play-time search settings on the command line.
+
+
+def search_values(key: str, texts: list[str], own: dict, flag: str) -> list:
+    """Each of ``texts`` as a value of ``config.search.<key>``, of the type of the run's own
+    setting in ``own`` (its completed ``config.search``, as a dict). Ends the program in one
+    line, naming ``flag``, on a bad value, and on a key that a play-time override of the run
+    replaces (``c_puct`` where ``play_c_puct`` is set: it would play as before)."""
+    from alphazero_jax.search.mctx_search import PLAY_OVERRIDES
+
+    replaced_by = {setting: play for play, setting in PLAY_OVERRIDES.items()}.get(key)
+    if replaced_by and own.get(replaced_by, 0.0) > 0:
+        fail(
+            f"{flag}: {key} is replaced in play by this network's "
+            f"{replaced_by}={own[replaced_by]}; set {replaced_by} instead."
+        )
+    kind = type(own[key])
+    words = {"true": True, "1": True, "false": False, "0": False}
+    try:
+        if kind is bool:
+            return [words[text.lower()] for text in texts]
+        return [kind(text) for text in texts]
+    except (KeyError, ValueError):
+        fail(f"{flag}: {key} takes values of type {kind.__name__}; got {','.join(texts)!r}.")
+
+
+def with_search(run, items: list[str]):
+    """``run`` (``agents.pretrained.restore``'s) with ``--search``'s ``KEY=VALUE`` items set
+    in a copy of its config (completed with the keys added since it was trained), in order;
+    ``run`` itself for none. Ends the program in one line on an item that is no ``KEY=VALUE`` of
+    ``config.search``, or a value ``search_values`` refuses."""
+    if not items:
+        return run
+    from alphazero_jax.configs import settings
+
+    config = settings.complete(run.config)
+    for item in items:
+        key, _, text = item.partition("=")
+        own = config.search.to_dict()
+        if key not in own or not text:
+            fail(f"--search: expected KEY=VALUE with a key among {sorted(own)}; got {item!r}.")
+        (config.search[key],) = search_values(key, [text], own, "--search")
+    return run._replace(config=config)

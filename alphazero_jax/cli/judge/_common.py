@@ -44,55 +44,13 @@ def define_games() -> flags.FlagHolder[int]:
 
 def define_search() -> flags.FlagHolder[list[str]]:
     """``--search``: ``config.search`` settings to play with in place of the run's own
-    (read it with ``with_search``)."""
+    (read it with ``common.with_search``)."""
     return flags.DEFINE_list(
         "search",
         [],
         "KEY=VALUE,...: config.search settings to play with in place of the run's own, e.g. "
         "play_value_scale=0.2: a play-time setting judged on the same games as the run's.",
     )
-
-
-def search_values(key: str, texts: list[str], own: dict, flag: str) -> list:
-    """Each of ``texts`` as a value of ``config.search.<key>``, of the type of the run's own
-    setting in ``own`` (its completed ``config.search``, as a dict). Ends the program in one
-    line, naming ``flag``, on a bad value, and on a key that a play-time override of the run
-    replaces (``c_puct`` where ``play_c_puct`` is set: it would play as before)."""
-    from alphazero_jax.search.mctx_search import PLAY_OVERRIDES
-
-    replaced_by = {setting: play for play, setting in PLAY_OVERRIDES.items()}.get(key)
-    if replaced_by and own.get(replaced_by, 0.0) > 0:
-        cli.fail(
-            f"{flag}: {key} is replaced in play by this network's "
-            f"{replaced_by}={own[replaced_by]}; set {replaced_by} instead."
-        )
-    kind = type(own[key])
-    words = {"true": True, "1": True, "false": False, "0": False}
-    try:
-        if kind is bool:
-            return [words[text.lower()] for text in texts]
-        return [kind(text) for text in texts]
-    except (KeyError, ValueError):
-        cli.fail(f"{flag}: {key} takes values of type {kind.__name__}; got {','.join(texts)!r}.")
-
-
-def with_search(run, items: list[str]):
-    """``run`` (``restore``'s) with ``--search``'s ``KEY=VALUE`` items set in a copy of its
-    config (completed with the keys added since it was trained), in order; ``run`` itself
-    for none. Ends the program in one line on an item that is no ``KEY=VALUE`` of
-    ``config.search``, or a value ``search_values`` refuses."""
-    if not items:
-        return run
-    from alphazero_jax.configs import settings
-
-    config = settings.complete(run.config)
-    for item in items:
-        key, _, text = item.partition("=")
-        own = config.search.to_dict()
-        if key not in own or not text:
-            cli.fail(f"--search: expected KEY=VALUE with a key among {sorted(own)}; got {item!r}.")
-        (config.search[key],) = search_values(key, [text], own, "--search")
-    return run._replace(config=config)
 
 
 # The perfect-play judgments' flags.

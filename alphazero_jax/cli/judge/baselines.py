@@ -48,7 +48,7 @@ def main(argv: list[str]) -> None:
 
     from alphazero_jax.evaluation import learning_proof
 
-    run = common.with_search(common.restore(_WORKDIR.value), _SEARCH.value)
+    run = cli.with_search(common.restore(_WORKDIR.value), _SEARCH.value)
     if run.game.name not in learning_proof.BASELINE_GOALS:
         cli.fail(
             f"--workdir={_WORKDIR.value}: expected a run of "

@@ -62,7 +62,7 @@ def parse_vary(text: str, search_settings: dict) -> tuple[str, list]:
             f"--vary: expected <config.search key>:<value>,..., with a key among "
             f"{sorted(search_settings)}; got {text!r}."
         )
-    return key, common.search_values(key, values.split(","), search_settings, "--vary")
+    return key, cli.search_values(key, values.split(","), search_settings, "--vary")
 
 
 def paired_table(wrong: dict[str, list], names: list[str]) -> str:

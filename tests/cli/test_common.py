@@ -1,0 +1,55 @@
+"""The entry points' shared command-line readers: ``with_search``, a network's play-time
+``config.search`` settings from ``KEY=VALUE`` items (``alphazero-judge baselines
+--search``), set in a copy of its config, each value of the type of its own; a bad item
+ends the program in one line."""
+
+import pathlib
+
+import pytest
+
+from alphazero_jax.agents import pretrained
+from alphazero_jax.cli import common
+from alphazero_jax.search import mctx_search
+
+AGENTS = pathlib.Path(__file__).resolve().parents[2] / "alphazero_jax" / "data" / "agents"
+QUORIDOR = str(AGENTS / "quoridor-size5-walls3-distance_planes1")  # Gumbel, before sigma's keys
+CONNECT_FOUR = str(AGENTS / "connect_four-rows6-cols7-connect4")  # PUCT with play_c_puct 1.0
+
+
+def test_with_search__sets_typed_values_in_a_copy_of_the_completed_config():
+    run = pretrained.restore(QUORIDOR)
+    assert "play_value_scale" not in run.config.search  # exported before the setting existed
+    played = common.with_search(run, ["play_value_scale=0.2", "num_simulations=8"])
+    assert played.config.search.play_value_scale == 0.2
+    assert played.config.search.num_simulations == 8
+    assert isinstance(played.config.search.num_simulations, int)
+    assert "play_value_scale" not in run.config.search and run.config.search.num_simulations == 32
+    # What the judge's search is built from: Gumbel's scale is the play-time one.
+    assert mctx_search.search_settings(played.config.search, play=True)["value_scale"] == 0.2
+    assert common.with_search(run, []) is run
+
+
+@pytest.mark.parametrize(
+    ("path", "item", "message"),
+    [
+        (QUORIDOR, "play_value_scal=0.2", "--search: expected KEY=VALUE with a key among"),
+        (QUORIDOR, "play_value_scale", "--search: expected KEY=VALUE with a key among"),
+        (
+            QUORIDOR,
+            "play_value_scale=steep",
+            "--search: play_value_scale takes values of type float; got 'steep'.",
+        ),
+        (QUORIDOR, "num_simulations=8.5", "--search: num_simulations takes values of type int"),
+        (
+            CONNECT_FOUR,
+            "c_puct=2",
+            "--search: c_puct is replaced in play by this network's play_c_puct=1.0",
+        ),
+    ],
+)
+def test_with_search__a_bad_item_ends_in_one_line(path, item, message, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        common.with_search(pretrained.restore(path), [item])
+    assert stopped.value.code == 2
+    said = capsys.readouterr().err.strip()
+    assert said.startswith("error: ") and message in said and "\n" not in said, said

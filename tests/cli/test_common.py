@@ -53,3 +53,15 @@ def test_with_search__a_bad_item_ends_in_one_line(path, item, message, capsys):
     assert stopped.value.code == 2
     said = capsys.readouterr().err.strip()
     assert said.startswith("error: ") and message in said and "\n" not in said, said
+
+
+def test_search_values__reads_a_plug_in_s_bool_as_a_word_not_as_a_non_empty_string(capsys):
+    own = {"rescale": True}  # no setting of the package's searches is a bool; a plug-in's may be
+    assert common.search_values("rescale", ["false", "0", "True"], own, "--search") == [
+        False,
+        False,
+        True,
+    ]
+    with pytest.raises(SystemExit):
+        common.search_values("rescale", ["no"], own, "--search")
+    assert "--search: rescale takes values of type bool; got 'no'." in capsys.readouterr().err

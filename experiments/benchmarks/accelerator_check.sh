@@ -4,7 +4,8 @@
 # GPU machine, with the package's dependencies importable (wheels in ./.whl, if any, are
 # installed into /tmp/site first: mctx, ml-collections and tensorboardX are the ones a CUDA
 # image with JAX and Flax tends to lack; on 2026-12-04 the run also carried flax, optax,
-# chex and orbax-checkpoint at the CPU's versions). Writes its logs into $OUT (default /tmp/out).
+# chex and orbax-checkpoint at the CPU's versions). Writes its logs into $OUT (default
+# /tmp/out).
 #
 # The Connect Four long_gpu recipe against itself with the searches that won C23's CPU
 # comparisons (`make train`'s: every move searched with 16 simulations of Gumbel, sampled
@@ -40,8 +41,8 @@ arm() {
   shift 2
   echo "=== C23 arm $name $(date +%T)"
   timeout "$(awk "BEGIN { print int($minutes * 60 + 35) }")" python3 -m experiments.train \
-    --workdir="/tmp/c23_$name" --config=connect_four:long_gpu --config.time_limit_minutes="$minutes" \
-    --config.checkpoint_every_minutes=100 "${judge[@]}" "$@" 2>&1 | tee "$OUT/c23_$name.log"
+    --workdir="/tmp/c23_$name" --config=connect_four:long_gpu \
+    --config.time_limit_minutes="$minutes" --config.checkpoint_every_minutes=100 "${judge[@]}" "$@" 2>&1 | tee "$OUT/c23_$name.log"
   cp "/tmp/c23_$name/metrics.jsonl" "$OUT/c23_${name}_metrics.jsonl" 2>/dev/null
 }
 arm preset "$MINUTES"

@@ -113,19 +113,6 @@ def make_negamax(game: Game, *, depth: int) -> Callable[[State], tuple[Array, Ar
         push = ~child.terminal & (ply < depth - 1)
         return value, push, order, num_legal
 
-    def fold(stack: _Stack, level: Array, value: Array, root_action: Array, active: Array):
-        """A child's value (from ``level``'s view) reaches the node at ``level``."""
-        best = jnp.maximum(stack.best[level], value)
-        alpha = jnp.maximum(stack.alpha[level], value)
-        root_values = jnp.where(
-            active & (level == 0), stack.root_values.at[root_action].set(value), stack.root_values
-        )
-        return stack.replace(
-            best=jnp.where(active, stack.best.at[level].set(best), stack.best),
-            alpha=jnp.where(active, stack.alpha.at[level].set(alpha), stack.alpha),
-            root_values=root_values,
-        )
-
     def body(stack: _Stack) -> _Stack:
         level = stack.level
         node = _take(stack.states, level)
@@ -140,21 +127,11 @@ def make_negamax(game: Game, *, depth: int) -> Callable[[State], tuple[Array, Ar
 
         # Expand: a leaf child folds into this node at once; another is pushed.
         stack = stack.replace(next=jnp.where(expand, stack.next.at[level].add(1), stack.next))
-        stack = fold(stack, level, -value, root_action, expand & ~push)
-        pushed = stack.replace(
-            states=_put(stack.states, level + 1, child),
-            order=stack.order.at[level + 1].set(order),
-            num_legal=stack.num_legal.at[level + 1].set(num_legal),
-            next=stack.next.at[level + 1].set(0),
-            alpha=stack.alpha.at[level + 1].set(-stack.beta[level]),
-            beta=stack.beta.at[level + 1].set(-window_alpha),
-            best=stack.best.at[level + 1].set(-_INFINITY),
-            level=level + 1,
-            root_action=root_action,
-        )
+        stack = _fold(stack, level, -value, root_action, expand & ~push)
+        pushed = _push(stack, level, child, order, num_legal, window_alpha, root_action)
         # Return: this node's value folds into its parent; at the root the search ends.
         parent = jnp.maximum(level - 1, 0)
-        popped = fold(stack, parent, -stack.best[level], stack.root_action, level > 0)
+        popped = _fold(stack, parent, -stack.best[level], stack.root_action, level > 0)
         popped = popped.replace(level=parent, done=level == 0)
         return jax.tree.map(
             lambda p, q, r: jnp.where(expand, jnp.where(push, p, q), r), pushed, stack, popped
@@ -163,24 +140,59 @@ def make_negamax(game: Game, *, depth: int) -> Callable[[State], tuple[Array, Ar
     def root_values(state: State) -> tuple[Array, Array]:
         legal = game.legal_action_mask(state)
         _, order, num_legal = look(state, jnp.int32(0))
-        states = jax.tree.map(lambda x: jnp.broadcast_to(x, (num_levels, *x.shape)), state)
-        stack = _Stack(
-            states=states,
-            order=jnp.zeros((num_levels, num_actions), jnp.int32).at[0].set(order),
-            num_legal=jnp.zeros(num_levels, jnp.int32).at[0].set(num_legal),
-            next=jnp.zeros(num_levels, jnp.int32),
-            alpha=jnp.full(num_levels, -_INFINITY),
-            beta=jnp.full(num_levels, _INFINITY),
-            best=jnp.full(num_levels, -_INFINITY),
-            level=jnp.int32(0),
-            root_action=jnp.int32(0),
-            root_values=jnp.full(num_actions, -_INFINITY),
-            done=state.terminal,
-        )
+        stack = _root_stack(state, order, num_legal, num_levels, num_actions)
         stack = jax.lax.while_loop(lambda s: ~s.done, body, stack)
         return jnp.where(legal, stack.root_values, -_INFINITY), legal
 
     return root_values
+
+
+def _fold(stack: _Stack, level: Array, value: Array, root_action: Array, active: Array):
+    """A child's value (from ``level``'s view) reaches the node at ``level``."""
+    best = jnp.maximum(stack.best[level], value)
+    alpha = jnp.maximum(stack.alpha[level], value)
+    root_values = jnp.where(
+        active & (level == 0), stack.root_values.at[root_action].set(value), stack.root_values
+    )
+    return stack.replace(
+        best=jnp.where(active, stack.best.at[level].set(best), stack.best),
+        alpha=jnp.where(active, stack.alpha.at[level].set(alpha), stack.alpha),
+        root_values=root_values,
+    )
+
+
+def _push(stack: _Stack, level, child, order, num_legal, window_alpha, root_action) -> _Stack:
+    """``child`` of the node at ``level`` pushed as the node to search next, with the
+    negated window."""
+    return stack.replace(
+        states=_put(stack.states, level + 1, child),
+        order=stack.order.at[level + 1].set(order),
+        num_legal=stack.num_legal.at[level + 1].set(num_legal),
+        next=stack.next.at[level + 1].set(0),
+        alpha=stack.alpha.at[level + 1].set(-stack.beta[level]),
+        beta=stack.beta.at[level + 1].set(-window_alpha),
+        best=stack.best.at[level + 1].set(-_INFINITY),
+        level=level + 1,
+        root_action=root_action,
+    )
+
+
+def _root_stack(state: State, order, num_legal, num_levels: int, num_actions: int) -> _Stack:
+    """The search stack with the root ``state`` at level 0, its children in ``order``."""
+    states = jax.tree.map(lambda x: jnp.broadcast_to(x, (num_levels, *x.shape)), state)
+    return _Stack(
+        states=states,
+        order=jnp.zeros((num_levels, num_actions), jnp.int32).at[0].set(order),
+        num_legal=jnp.zeros(num_levels, jnp.int32).at[0].set(num_legal),
+        next=jnp.zeros(num_levels, jnp.int32),
+        alpha=jnp.full(num_levels, -_INFINITY),
+        beta=jnp.full(num_levels, _INFINITY),
+        best=jnp.full(num_levels, -_INFINITY),
+        level=jnp.int32(0),
+        root_action=jnp.int32(0),
+        root_values=jnp.full(num_actions, -_INFINITY),
+        done=state.terminal,
+    )
 
 
 def best_moves(values: Array, legal: Array) -> Array:

@@ -144,7 +144,7 @@ class Trajectory(NamedTuple):
         zero where not ``valid``.
       outcome: float32[T, B], the first player's result (1, 0 or -1) where ``ended``, 0
         elsewhere: the games' results, whatever the value targets mix in or leave out.
-      score: float32[T, B], the game's final score (``training.scores``, first player's
+      score: float32[T, B], the game's final score (its game record's ``score``, first player's
         view) where ``ended``, 0 elsewhere; None unless self-play was given a score.
     """
 

@@ -34,25 +34,13 @@ def pytest_unconfigure(config):
 
 @pytest.fixture(autouse=True)
 def _registries_as_they_were():
-    """What a test registers (a game, a network kind, a search policy, a loss term, a
-    target, a score) is gone after it: the schema, the catalogue and the CLI help of the
-    tests that follow in the same worker list the package's own and what their module
-    registered, whatever ran before them."""
-    from alphazero_jax import games, networks
-    from alphazero_jax.search import policies
-    from alphazero_jax.training import losses, scores, targets
+    """What a test registers at any plug point (a game, a preset, a network kind, a search
+    policy, a budget, an opening, a loss term, a target, an agent kind, ...) is gone after
+    it: the schema, the catalogue and the CLI help of the tests that follow in the same
+    worker list the package's own and what their module registered, whatever ran before."""
+    from alphazero_jax import plugs
 
-    tables = (
-        games._FACTORIES,
-        games._RECORDS,
-        networks._KINDS,
-        policies._POLICIES,
-        losses._TERMS,
-        targets._TARGETS,
-        scores._SCORES,
-    )
-    saved = [dict(table) for table in tables]
+    saved = [registry.save() for registry in plugs.ALL]
     yield
-    for table, before in zip(tables, saved):
-        table.clear()
-        table.update(before)
+    for registry, before in zip(plugs.ALL, saved):
+        registry.restore(before)

@@ -15,17 +15,19 @@ import functools
 import jax
 import jax.numpy as jnp
 import ml_collections
+import numpy as np
 import positions
 import pytest
 from fuzz_text import NUMBER_TEXT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alphazero_jax import agents, games, search
+from alphazero_jax import agents, games
+from alphazero_jax.configs import plan as config_plan
 from alphazero_jax.configs import settings as config_settings
 from alphazero_jax.play import terminal
 from alphazero_jax.play.session import MoveError, PlaySession, Programs, make_programs
-from alphazero_jax.training import config_schema, learner, selfplay, train
+from alphazero_jax.training import learner, run_selfplay, train
 from alphazero_jax.types import Agent
 
 # Inputs tried per property (per game where a property runs over the games).
@@ -269,7 +271,7 @@ def test_quoridor_setup__any_drawing_is_a_position_or_a_value_error(
 # --- Agent specs ------------------------------------------------------------------------
 
 SPEC_KINDS = [
-    *(k.kind for k in agents.KINDS),
+    *(k.kind for k in agents.kinds()),
     "",
     "Random",
     "greedy:",
@@ -381,24 +383,21 @@ _VALUES = st.one_of(
 
 def _built(config: ml_collections.ConfigDict) -> None:
     """What training builds from the values before it compiles (as ``train.build``)."""
-    game = games.make(config.game.name, **config.game.settings)
+    read = config_plan.read(config, num_devices=1)
     jax.random.key(config.seed)
     schedule = train._make_schedule(config)
     learner.make_optimizer(schedule, name=config.learner.optimizer)
-    settings = search.search_settings(config.search, play=False)
-    search_fn = search.make_search(game, lambda *args: None, **settings)
-    selfplay.make_selfplay(
-        game,
-        search_fn,
-        policy=config.search.policy,
-        batch_size=config.selfplay.batch_size,
-        num_moves=config.selfplay.num_moves,
-        num_sampling_moves=config.selfplay.num_sampling_moves,
-        discount=config.search.discount,
-        handicap_moves=config.selfplay.handicap_moves,
-        root_value_weight=config.selfplay.root_value_weight,
-        full_search_probability=config.selfplay.full_search_probability,
-    )
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("batch",))
+    for _, simulations in read.stages:
+        run_selfplay.make_device_selfplay(
+            read,
+            read.game,
+            lambda *args: None,
+            mesh,
+            "batch",
+            num_simulations=simulations,
+            num_moves=config.selfplay.num_moves,
+        )
     names = [*config.evaluation.opponents, *config.evaluation.perfect_play_sets]
     assert all(isinstance(name, str) for name in names)
 
@@ -423,8 +422,8 @@ def _with(path: tuple[str, ...], value) -> ml_collections.ConfigDict:
 def test_config_values__any_value_passes_or_is_a_config_error_naming_the_key(path, value):
     try:  # complete imports config.imports' modules, so it may refuse too
         config = config_settings.complete(_with(path, value))
-        config_schema.validate_config(config, num_devices=1)
-    except config_schema.ConfigError as error:
+        config = config_plan.read(config, num_devices=1).config
+    except config_plan.ConfigError as error:
         assert "config." in str(error), str(error)
         return
     _built(config)
@@ -529,7 +528,7 @@ def test_quoridor_setup__bad_drawings_have_clear_messages(drawing, message):
 
 def test_agent_specs__bad_specs_found_by_fuzzing_have_clear_messages(tmp_path):
     game = _game("tic_tac_toe")
-    specs = ", ".join(agents.SPECS)
+    specs = ", ".join(agents.specs())
     assert _error(agents.from_spec, game, "minimax:²") == (
         "Agent spec 'minimax:²': expected an integer >= 1 (at most 9 digits) after the colon, "
         f"got '²'. Valid specs: {specs}."
@@ -583,8 +582,8 @@ def test_agent_specs__bad_specs_found_by_fuzzing_have_clear_messages(tmp_path):
 )
 def test_config_values__bad_values_found_by_fuzzing_have_clear_messages(path, value, message):
     config = config_settings.complete(_with(path, value))
-    with pytest.raises(config_schema.ConfigError) as caught:
-        config_schema.validate_config(config, num_devices=1)
+    with pytest.raises(config_plan.ConfigError) as caught:
+        config_plan.read(config, num_devices=1)
     assert message in str(caught.value)
 
 

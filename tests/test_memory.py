@@ -6,8 +6,8 @@ bound is small enough to check by hand."""
 import pytest
 
 from alphazero_jax import agents, configs, games, memory, search
+from alphazero_jax.configs.plan import ConfigError, read
 from alphazero_jax.search import td_table
-from alphazero_jax.training.config_schema import ConfigError, validate_config
 
 BUDGET = 1_000_000
 MACHINE_BUDGET = memory.budget_bytes  # before the fixture replaces it
@@ -68,9 +68,9 @@ def test_td_table__sixteen_bytes_a_slot():
 )
 def test_config__each_size_that_allocates_has_a_bound(key, value, message):
     config = configs.get_config("tic_tac_toe", "smoke")
-    validate_config(config, num_devices=1)  # the smoke preset fits 1 MB
+    read(config, num_devices=1)  # the smoke preset fits 1 MB
     section, name = key.split(".")
     config[section][name] = value
     config.replay.capacity = max(config.replay.capacity, config.learner.batch_size)
     with pytest.raises(ConfigError, match=message):
-        validate_config(config, num_devices=1)
+        read(config, num_devices=1)

@@ -1,8 +1,8 @@
 """What an agent kind is: one ``AgentKind`` per kind, defined beside the agent.
 
-``agents.KINDS`` gathers them; ``from_spec``, ``SPECS``, the docs' table (docs/agents.md)
-(``spec_table``), the entry points' flag help (``spec_help``) and the play page's catalogue
-are all derived from it.
+``agents.kinds()`` lists the registered ones (``plugs.AGENT_KINDS``); ``from_spec``,
+``specs()``, the docs' table (docs/agents.md, ``spec_table``), the entry points' flag help
+(``spec_help``) and the play page's catalogue are all derived from it.
 """
 
 from __future__ import annotations

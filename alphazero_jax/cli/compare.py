@@ -61,8 +61,8 @@ def main(argv: list[str]) -> None:
     ratings = None
     if judges.LADDER in plan.judges:
         ratings = compare_flags.anchor_ratings(output, plan, game)
+    from alphazero_jax.configs import ConfigError
     from alphazero_jax.training import train
-    from alphazero_jax.training.config_schema import ConfigError
     from alphazero_jax.training.session import TrainingError
 
     if sources:

@@ -95,11 +95,10 @@ def _checked(arm, config):
     """``config``, checked as training will check it (ConfigError: one line)."""
     import jax
 
-    from alphazero_jax.configs import settings
-    from alphazero_jax.training.config_schema import validate_config
+    from alphazero_jax.configs import plan
 
     try:
-        validate_config(settings.complete(config), num_devices=jax.local_device_count())
+        plan.read(config, num_devices=jax.local_device_count())
     except ValueError as error:
         raise ValueError(f"arm {arm.name}: {error}") from None
     return config

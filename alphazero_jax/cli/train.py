@@ -21,6 +21,7 @@ and learning run on all cores.
 from __future__ import annotations
 
 import sys
+import traceback
 from typing import NoReturn
 
 from absl import flags
@@ -83,8 +84,9 @@ def main(argv: list[str]) -> None:
         _fail(error)
     import jax
 
+    from alphazero_jax.configs import ConfigError
+    from alphazero_jax.registry import PlugInError
     from alphazero_jax.training import train
-    from alphazero_jax.training.config_schema import ConfigError
     from alphazero_jax.training.session import TrainingError
 
     print(
@@ -97,6 +99,11 @@ def main(argv: list[str]) -> None:
         _fail(error)
     except TrainingError as error:  # a non-finite loss, a full disk: one line, status 1
         _fail(error, status=1)
+    except PlugInError as error:  # a plug-in's fault: its line first, then its own traceback
+        print(f"error: {error}", file=sys.stderr)
+        if error.__cause__ is not None:
+            traceback.print_exception(error.__cause__, file=sys.stderr)
+        sys.exit(1)
 
 
 def run() -> None:

@@ -81,8 +81,8 @@ def take_over(
       unit_config: ``(arm, seed) -> config`` of this plan's unit, as the runner trains it.
       log: where the lines go.
     """
-    from alphazero_jax.training.config_schema import ConfigError
-    from alphazero_jax.training.train import check_workdir
+    from alphazero_jax.configs import ConfigError
+    from alphazero_jax.configs.plan import check_workdir
 
     found = [
         (source, saved)

@@ -6,9 +6,11 @@
 
 The presets of every game: ``default`` (one GPU or TPU host), ``cpu`` (a 2-core machine),
 ``smoke`` (seconds, for tests) and ``auto`` (``default`` where JAX sees an accelerator, else
-``cpu``); a game may add its own (``presets(game)``). A game registered with
-``games.register`` gets generic presets sized from its longest game. From the command line
-the same config is ``--config=connect_four:cpu``, and any key can be set with
+``cpu``); a game may add its own (``presets(game)``). A game's presets are in its record
+(``games.record(name).presets``, registered as ``plugs.PRESETS``' ``"game:preset"``);
+``register_preset`` adds one to a registered game, and a game registered without any gets
+the generic presets sized from its longest game (``configs.generic``). From the command
+line the same config is ``--config=connect_four:cpu``, and any key can be set with
 ``--config.<key>=<value>``.
 """
 
@@ -18,18 +20,23 @@ from collections.abc import Callable
 
 import ml_collections
 
-from alphazero_jax import games
-from alphazero_jax.configs import connect_four, generic, othello, quoridor, settings, tic_tac_toe
+from alphazero_jax import games, plugs
+from alphazero_jax.configs import generic, settings
 from alphazero_jax.configs.settings import ConfigError
+from alphazero_jax.registry import module_of
 
-__all__ = ["ConfigError", "available", "get_config", "presets", "resolve_preset", "settings"]
+__all__ = [
+    "ConfigError",
+    "available",
+    "get_config",
+    "preset_functions",
+    "presets",
+    "register_preset",
+    "resolve_preset",
+    "settings",
+]
 
-_GAMES: dict[str, dict[str, Callable[[ml_collections.ConfigDict], None]]] = {
-    "connect_four": connect_four.PRESETS,
-    "othello": othello.PRESETS,
-    "quoridor": quoridor.PRESETS,
-    "tic_tac_toe": tic_tac_toe.PRESETS,
-}
+PresetFn = Callable[[ml_collections.ConfigDict], None]
 AUTO = "auto"
 
 
@@ -39,10 +46,35 @@ def available() -> tuple[str, ...]:
     return games.available()
 
 
-def _presets_of(game: str) -> dict[str, Callable[[ml_collections.ConfigDict], None]]:
+def register_preset(game: str, name: str, apply: PresetFn) -> None:
+    """Adds the preset ``name`` to the registered game ``game``, so that
+    ``get_config(game, name)`` and ``--config=game:name`` build it: ``apply(config)`` changes
+    every setting's defaults (its docstring says what the preset is for).
+
+    Raises:
+      ValueError: an unregistered game, a name that is no identifier, or one taken.
+    """
+    games.record(game)
+    plugs.PRESETS.register(f"{game}:{name}", apply, module=module_of(apply))
+
+
+def preset_functions(game: str) -> dict[str, PresetFn]:
+    """``preset -> function`` of ``game``: its record's presets and those registered for it
+    since (``register_preset``), or the generic ones of a game with none
+    (``configs.generic``), ``auto`` left out.
+
+    Raises:
+      ConfigError: for a game that is not registered.
+    """
     if game not in games.available():
         raise ConfigError(f"No presets for game {game!r}; games with presets: {available()}.")
-    return _GAMES.get(game, generic.PRESETS)
+    prefix = f"{game}:"
+    own = {
+        name.removeprefix(prefix): apply
+        for name, apply in plugs.PRESETS.items()
+        if name.startswith(prefix)
+    }
+    return own or generic.PRESETS
 
 
 def presets(game: str) -> tuple[str, ...]:
@@ -51,7 +83,7 @@ def presets(game: str) -> tuple[str, ...]:
     Raises:
       ConfigError: for a game that is not registered.
     """
-    return (*_presets_of(game), AUTO)
+    return (*preset_functions(game), AUTO)
 
 
 def resolve_preset(game: str, preset: str) -> str:
@@ -86,5 +118,5 @@ def get_config(game: str, preset: str = "default") -> ml_collections.ConfigDict:
     preset = resolve_preset(game, preset)
     config = settings.base_config()
     config.game.name = game
-    _presets_of(game)[preset](config)
+    preset_functions(game)[preset](config)
     return config

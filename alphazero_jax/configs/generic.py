@@ -10,7 +10,7 @@ from __future__ import annotations
 import ml_collections
 
 from alphazero_jax import games
-from alphazero_jax.configs._smoke import shrink
+from alphazero_jax.presets._smoke import shrink
 
 
 def _fit(config: ml_collections.ConfigDict) -> None:

@@ -15,9 +15,7 @@ from typing import Any, NamedTuple
 
 import ml_collections
 
-from alphazero_jax import games, networks
-from alphazero_jax.search import policies
-from alphazero_jax.training import losses
+from alphazero_jax import plugs
 
 # Counts reach int32 device arrays (iterations, positions, steps), so each fits one.
 INT_MAX = 2**31 - 1
@@ -91,10 +89,19 @@ def one_of(*options: str) -> Rule:
     return Rule(lambda v: isinstance(v, str) and v in options, f"one of {options}")
 
 
-GAME_NAME = Rule(  # looked up when checked: a researcher's game may be registered later
-    lambda v: isinstance(v, str) and v in games.available(),
-    "a registered game (games.available(), or one added with games.register)",
-)
+def registered(registry) -> Rule:
+    """A name of ``registry``'s (``plugs``), looked up when checked: a researcher's plug-in
+    may be registered after the table is built."""
+    return Rule(
+        lambda v: isinstance(v, str) and v in registry,
+        lambda: (
+            f"a registered {registry.what}, one of {registry.available()} "
+            f"({registry.register_with})"
+        ),
+    )
+
+
+GAME_NAME = registered(plugs.GAMES)
 POSITIVE = integer(1)
 NON_NEGATIVE = integer(0)
 FRACTION = number(lambda v: 0 <= v <= 1, "a number in [0, 1]")
@@ -116,23 +123,18 @@ SPECS = list_of(
 SET_NAMES = list_of(lambda x: isinstance(x, str), "a list of perfect-play set names")
 STEPS = list_of(NON_NEGATIVE.check, "a list of ints >= 0")
 MODULES = list_of(lambda x: isinstance(x, str), "a list of module names such as ('my_plugins',)")
-NETWORK_KIND = Rule(  # looked up when checked, as a researcher's kind registers later
-    lambda v: isinstance(v, str) and v in networks.available(),
-    lambda: f"a registered network kind, one of {networks.available()} (networks.register)",
-)
-POLICY = Rule(
-    lambda v: isinstance(v, str) and v in policies.available(),
-    lambda: f"a registered search policy, one of {policies.available()} (search.register)",
-)
+
+
+def _weighed_terms() -> tuple[str, ...]:
+    """The loss terms a run weighs by ``learner.aux_weights``: every registered one but those
+    in every run's loss (``policy`` and ``value``)."""
+    return tuple(n for n in plugs.LOSS_TERMS.available() if not plugs.LOSS_TERMS.get(n).always)
 
 
 def _is_aux_weights(value: Any) -> bool:
     if not isinstance(value, dict | ml_collections.ConfigDict):
         return False
-    return all(
-        name in losses.available() and name not in losses.BUILT_IN and _POSITIVE_OR_ZERO(w)
-        for name, w in value.items()
-    )
+    return all(name in _weighed_terms() and _POSITIVE_OR_ZERO(w) for name, w in value.items())
 
 
 def _POSITIVE_OR_ZERO(value: Any) -> bool:
@@ -158,8 +160,7 @@ AUX_WEIGHTS = Rule(
     _is_aux_weights,
     lambda: (
         "a dict of registered loss terms to weights >= 0, such as {'reply': 0.5}; terms: "
-        f"{tuple(n for n in losses.available() if n not in losses.BUILT_IN)} "
-        "(training.losses.register)"
+        f"{_weighed_terms()} ({plugs.LOSS_TERMS.register_with})"
     ),
 )
 STRING = Rule(lambda v: isinstance(v, str), "a string")

@@ -5,7 +5,7 @@
 rule), which keys may change when a run resumes (``Setting.resumable``) and the
 configuration reference of the docs (``reference``) are all read from it.
 Rules that relate several keys, or that need the game built, are
-``training.config_schema.validate_config``'s.
+``configs.plan.read``'s.
 
 The table is written in ``configs.table`` (its rules, ``Rule`` and ``Setting`` in
 ``configs.rules``) and read here; its names are importable from here too. It sits above
@@ -13,13 +13,19 @@ the code it configures: each factory keeps literal keyword defaults (as mctx and
 the table imports the factories' choice lists and a test keeps its defaults equal to the
 signatures'.
 
-Plug points: ``config.network.kind`` names a registered network (``networks.register``),
-``config.search.policy`` a registered search policy (``search.register``) and
+Plug points (``plugs``): ``config.network.kind`` names a registered network
+(``networks.register``), ``config.search.policy`` a search policy (``search.register``),
+``config.budget.kind`` a self-play budget (``training.budgets.register``),
+``config.opening.kind`` an opening rule (``training.openings.register``), and
 ``config.learner.aux_weights`` weighs registered loss terms (``training.losses``). A
-network or a policy of one's own has, besides the keys all choices share, its factory's
-keyword settings (``plugged``), checked like the built-ins'. ``config.imports`` names the
-modules that register them, imported before the config is read (``import_plugins``), so
-that a resumed run and an ``az:`` agent find them.
+plug-in of one's own has, besides the keys all choices share, its factory's keyword settings
+(``plugged``), checked like the built-ins'. ``config.imports`` names the modules that
+register them, imported before the config is read (``import_plugins``), so that a resumed
+run and an ``az:`` agent find them.
+
+A config written before its self-play parts were plug points (``selfplay.handicap_moves``,
+``full_search_probability``, ``fast_simulations``, ``random_opening_plies``, ``early_slots``,
+``early_simulations``) is read as the budget and opening those keys chose (``complete``).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from typing import Any
 
 import ml_collections
 
-from alphazero_jax import networks, runs
+from alphazero_jax import plugs, runs
 from alphazero_jax.configs.rules import (
     BOOL,
     FLOAT32_MAX,
@@ -43,8 +49,7 @@ from alphazero_jax.configs.rules import (
     size_hint,
 )
 from alphazero_jax.configs.table import GATING_RULES, PLUGS, SETTINGS, TDMCTS_SETTINGS
-from alphazero_jax.search import policies
-from alphazero_jax.training import losses
+from alphazero_jax.registry import keyword_defaults
 
 __all__ = [
     "FLOAT32_MAX",
@@ -57,9 +62,11 @@ __all__ = [
     "Setting",
     "base_config",
     "check",
+    "chosen_plugins",
     "complete",
     "config_leaves",
     "default",
+    "factory_settings",
     "import_plugins",
     "leaves",
     "plug",
@@ -101,23 +108,30 @@ def base_config(tree: dict | None = None) -> ml_collections.ConfigDict:
 
 
 def plugged(section: str, chosen: Any) -> dict[str, Setting]:
-    """The settings of the section ``section`` (``"network"``, ``"search"``, or any other)
-    when its plug point is ``chosen``: the table's own for a built-in choice (and for any
-    section without a plug point), else the keys every choice has and the chosen factory's
-    keyword settings, each with the table's rule where the table has the key, else a rule
-    taken from its default's type."""
+    """The settings of the section ``section`` (``"network"``, ``"search"``, ``"budget"``,
+    ``"opening"``, or any other) when its plug point is ``chosen``: the table's own for a
+    built-in choice (and for any section without a plug point), else the keys every choice
+    has and the chosen factory's keyword settings, each with the table's rule where the
+    table has the key, else a rule taken from its default's type."""
     tree = SETTINGS[section]
     if section not in PLUGS:
         return tree
-    key, common, built_in, settings_of = PLUGS[section]
-    if chosen in built_in or not tree[key].rule.check(chosen):
+    plug = PLUGS[section]
+    if not tree[plug.key].rule.check(chosen) or plug.registry.is_built_in(chosen):
         return tree
     own = {
         name: tree[name] if name in tree else _plug_in_setting(section, chosen, name, default)
-        for name, default in settings_of(chosen).items()
-        if name not in common
+        for name, default in factory_settings(section, chosen).items()
+        if name not in plug.common
     }
-    return {**{name: tree[name] for name in common}, **own}
+    return {**{name: tree[name] for name in plug.common}, **own}
+
+
+def factory_settings(section: str, chosen: str) -> dict[str, Any]:
+    """The keyword settings of the factory that ``chosen`` registered at the plug point of
+    ``section``, with their defaults (those the loop gives every factory left out)."""
+    plug = PLUGS[section]
+    return keyword_defaults(plug.registry.get(chosen).make, given=plug.given)
 
 
 def plug(config: ml_collections.ConfigDict, section: str, chosen: str, **values) -> None:
@@ -132,7 +146,7 @@ def plug(config: ml_collections.ConfigDict, section: str, chosen: str, **values)
     """
     if section not in PLUGS:
         raise ConfigError(f"expected a plug point, one of {tuple(PLUGS)}, got {section!r}.")
-    key, common, _, _ = PLUGS[section]
+    key, common = PLUGS[section].key, PLUGS[section].common
     rule = SETTINGS[section][key].rule
     if not rule.check(chosen):
         raise ConfigError(f"config.{section}.{key} must be {rule.says()}, got {chosen!r}.")
@@ -170,7 +184,7 @@ def _section(config: ml_collections.ConfigDict, section: str) -> dict[str, Setti
     """``plugged(section, ...)`` with the choice that ``config[section]`` makes."""
     if section not in PLUGS or not isinstance(config.get(section), ml_collections.ConfigDict):
         return SETTINGS[section]
-    key = PLUGS[section][0]
+    key = PLUGS[section].key
     return plugged(section, config[section].get(key, SETTINGS[section][key].default))
 
 
@@ -196,6 +210,7 @@ def complete(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
     """
     config = ml_collections.ConfigDict(config.to_dict())
     import_plugins(config)
+    _parts_from_selfplay_keys(config)
     for section, node in SETTINGS.items():
         if isinstance(node, Setting):
             if node.added_later and section not in config:
@@ -210,6 +225,54 @@ def complete(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
                 config[section] = ml_collections.ConfigDict()
             config[section][name] = setting.default
     return config
+
+
+# The self-play keys that chose a budget and an opening before they were plug points:
+# old key -> (section, the kind it chooses when set, its key there, the value that is "off").
+_MOVED = {
+    "full_search_probability": ("budget", "playout_cap", "full_search_probability", 1.0),
+    "fast_simulations": ("budget", "playout_cap", "fast_simulations", None),
+    "early_slots": ("budget", "by_ply", "early_slots", 0),
+    "early_simulations": ("budget", "by_ply", "early_simulations", None),
+    "handicap_moves": ("opening", "handicap", "handicap_moves", 0),
+    "random_opening_plies": ("opening", "random", "random_plies", 0),
+}
+
+
+def _parts_from_selfplay_keys(config: ml_collections.ConfigDict) -> None:
+    """An older config's budget and opening from the self-play keys that chose them (a
+    playout cap where ``full_search_probability`` < 1, a budget by ply where ``early_slots``
+    > 0, a handicap, random openings), moved into ``config.budget`` and ``config.opening``.
+
+    Raises:
+      ConfigError: an older config that chose two budgets, or two openings, at once.
+    """
+    selfplay = config.get("selfplay")
+    if not isinstance(selfplay, ml_collections.ConfigDict):
+        return
+    old = {key: selfplay[key] for key in _MOVED if key in selfplay}
+    if not old:
+        return
+    chosen: dict[str, set[str]] = {"budget": set(), "opening": set()}
+    for key, value in old.items():
+        section, kind, _, off = _MOVED[key]
+        if off is not None and value != off:
+            chosen[section].add(kind)
+    for section, kinds in chosen.items():
+        if len(kinds) > 1:
+            raise ConfigError(
+                f"this config's selfplay keys choose {' and '.join(sorted(kinds))} at once; "
+                f"expected one config.{section}.kind."
+            )
+    parts = {"budget": {"kind": "full"}, "opening": {"kind": "none"}}
+    for key, value in old.items():
+        section, kind, new_key, _ = _MOVED[key]
+        del selfplay[key]
+        if kind in chosen[section]:
+            parts[section].update(kind=kind, **{new_key: value})
+    for section, values in parts.items():
+        if section not in config:
+            config[section] = ml_collections.ConfigDict(values)
 
 
 def config_leaves(config: ml_collections.ConfigDict) -> Iterator[tuple[str, Setting]]:
@@ -271,19 +334,26 @@ def resumable(key: str) -> bool:
     return isinstance(node, Setting) and node.resumable
 
 
+def chosen_plugins(config: ml_collections.ConfigDict) -> list[tuple[Any, str]]:
+    """``(registry, name)`` of each plug-in ``config`` chooses: its game, network kind,
+    search policy, budget, opening and loss terms."""
+    chosen = [(plugs.GAMES, config.game.name)]
+    for section, plug in PLUGS.items():
+        if isinstance(config.get(section), ml_collections.ConfigDict):
+            default = SETTINGS[section][plug.key].default
+            chosen.append((plug.registry, config[section].get(plug.key, default)))
+    chosen += [(plugs.LOSS_TERMS, name) for name in config.learner.get("aux_weights", {})]
+    return chosen
+
+
 def plugin_modules(config: ml_collections.ConfigDict) -> tuple[str, ...]:
-    """``config.imports`` and the module of each plug-in ``config`` chooses (its network,
-    search policy and loss terms) that is not the library's own, each once: what a resumed
-    run or an ``az:`` agent must import. A plug-in defined where no import finds it again
+    """``config.imports`` and the module of each plug-in ``config`` chooses
+    (``chosen_plugins``) that is not the library's own, each once: what a resumed run or an
+    ``az:`` agent must import. A plug-in defined where no import finds it again
     (``__main__``, a config file loaded by path) is left out: register it in a module."""
-    made = [
-        networks.factory(config.network.get("kind", "resnet")),
-        policies.get(config.search.policy).make,
-        *(losses.get(name).fn for name in config.learner.get("aux_weights", {})),
-    ]
     modules = list(config.get("imports", ()))
-    for thing in made:
-        module = getattr(thing, "__module__", None) or ""
+    for registry, name in chosen_plugins(config):
+        module = registry.module_of(name)
         top = module.split(".")[0]
         if top in ("alphazero_jax", "__main__", "") or module in modules:
             continue

@@ -2,18 +2,19 @@
 its meaning (``SETTINGS``), TD-MCTS's flat table (``TDMCTS_SETTINGS``), and the plug points'
 sections (``PLUGS``). ``configs.settings`` reads it; ``configs.rules`` holds its rules.
 
-The table sits above the code it configures: each factory keeps literal keyword defaults
-(as mctx and optax do), the table imports the factories' choice lists (activations,
-normalisations, dtypes, search policies, optimisers, schedules, gating rules) and a test
-keeps its defaults equal to the signatures'.
+The table sits below the training loop that reads it and above the games, networks,
+searches and agents it names: each factory keeps literal keyword defaults (as mctx and optax
+do), the table imports their choice lists (activations, normalisations, dtypes, perfect-play
+sets, gating rules) and names registered plug-ins through ``plugs``, and a test keeps its
+defaults equal to the signatures' (and its optimisers and schedules equal to the learner's,
+which sits above it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
-from alphazero_jax import networks
+from alphazero_jax import networks, plugs
 from alphazero_jax.configs.rules import (
     AUX_WEIGHTS,
     BOOL,
@@ -23,10 +24,8 @@ from alphazero_jax.configs.rules import (
     GAME_SETTINGS,
     MIXED_BOARDS,
     MODULES,
-    NETWORK_KIND,
     NON_NEGATIVE,
     NON_NEGATIVE_FLOAT,
-    POLICY,
     POSITIVE,
     POSITIVE_FLOAT,
     SET_NAMES,
@@ -37,13 +36,16 @@ from alphazero_jax.configs.rules import (
     Setting,
     integer,
     one_of,
+    registered,
 )
+from alphazero_jax.evaluation.gating import GATING_RULES
 from alphazero_jax.search import policies
 from alphazero_jax.search import tdmcts as tdmcts_search
 from alphazero_jax.solvers import benchmark_sets
-from alphazero_jax.training import evaluator, learner
 
-GATING_RULES = evaluator.GATING_RULES
+# The learner's choices (training.learner.OPTIMIZERS and SCHEDULES, which a test keeps equal).
+OPTIMIZERS = ("adam", "sgd")
+SCHEDULES = ("constant", "cosine", "step")
 
 S = Setting
 SETTINGS: dict[str, Any] = {
@@ -87,7 +89,7 @@ SETTINGS: dict[str, Any] = {
     "network": {
         "kind": S(
             "resnet",
-            NETWORK_KIND,
+            registered(plugs.NETWORKS),
             "The network, by its registry name: ``resnet`` or ``resnet_any_size`` (the "
             "keys below; the second's variables fit every board size, for ``game.mixed``) "
             "or one's own (``networks.register``; its factory's keyword settings replace "
@@ -112,14 +114,14 @@ SETTINGS: dict[str, Any] = {
             False,
             BOOL,
             "ResNet: a head predicting the game's final score, aux['score'], for the loss term "
-            "``score`` (Wu, 2019; ``training.scores``).",
+            "``score`` (Wu, 2019; the game record's ``score``).",
             added_later=True,
         ),
     },
     "search": {
         "policy": S(
             "puct",
-            POLICY,
+            registered(plugs.SEARCH_POLICIES),
             "``puct``: mctx's muzero_policy, AlphaZero's PUCT with root noise (Silver et al., "
             "2018); ``gumbel``: gumbel_muzero_policy (Danihelka et al., 2022); "
             "``puct_forced``: PUCT with forced playouts and policy target pruning (Wu, 2019; "
@@ -195,55 +197,80 @@ SETTINGS: dict[str, Any] = {
             "unchanged); bfloat16 for a GPU's or TPU's bfloat16 units.",
             added_later=True,
         ),
-        "handicap_moves": S(
-            0,
-            NON_NEGATIVE,
-            "n: one side of each game plays its first 0..n moves at random, which puts "
-            "positions the network's own play never reaches into the replay memory.",
-            added_later=True,
-        ),
         "root_value_weight": S(
             0.0,
             FRACTION,
             "w: value targets are (1 - w) x the outcome + w x the search's root value.",
             added_later=True,
         ),
-        "full_search_probability": S(
-            1.0,
-            DISCOUNT,
-            "p < 1: playout-cap randomisation (Wu, 2019): a move is searched in full with "
-            "chance p and kept for training, else with fast_simulations and not kept.",
-            added_later=True,
-        ),
-        "fast_simulations": S(
-            0, NON_NEGATIVE, "The cheap search's simulations (playout cap).", added_later=True
-        ),
-        "random_opening_plies": S(
-            0,
-            NON_NEGATIVE,
-            "k > 0: each game opens with 0..k (drawn per game) uniform random plies, not "
-            "trained on, as AlphaZero.jl issue #217 (2024) starts games from random 0-2-ply "
-            "positions; 0: every game starts from the initial position.",
-            added_later=True,
-        ),
         "simulation_stages": S(
             (),
             STAGES,
             "A rising simulation budget (Wu T.-R. et al., 2023): (iteration, simulations) "
-            "pairs; from each iteration on, self-play searches with its simulations (before "
-            "the first, search.num_simulations); each stage's search is compiled once.",
+            "pairs; from each iteration on, the budget's full search has its simulations "
+            "(before the first, search.num_simulations); each stage's self-play is compiled "
+            "once.",
             added_later=True,
         ),
+    },
+    "budget": {
+        "kind": S(
+            "full",
+            registered(plugs.BUDGETS),
+            "How self-play spends its search on each move and which positions it keeps "
+            "(``training.budgets``): ``full``, every move searched with the stage's "
+            "simulations and kept; ``playout_cap``, playout-cap randomisation (Wu, 2019); "
+            "``by_ply``, more simulations for the youngest games; or one's own "
+            "(``training.budgets.register``; its factory's keyword settings replace the keys "
+            "below).",
+            added_later=True,
+        ),
+        "full_search_probability": S(
+            0.25,
+            DISCOUNT,
+            "playout_cap: the chance p that a move is searched in full (and kept for "
+            "training); else with fast_simulations (and not kept).",
+            added_later=True,
+        ),
+        "fast_simulations": S(
+            16, POSITIVE, "playout_cap: the cheap search's simulations.", added_later=True
+        ),
         "early_slots": S(
-            0,
-            NON_NEGATIVE,
-            "e > 0: a budget by ply: each move the e slots whose games are the youngest "
-            "(fewest plies since their random opening) are searched with early_simulations, "
-            "the others with the stage's; 0: every slot alike.",
+            16,
+            POSITIVE,
+            "by_ply: the e slots, each move, whose games are the youngest (fewest plies since "
+            "their opening), searched with early_simulations; the others with the stage's.",
             added_later=True,
         ),
         "early_simulations": S(
-            0, NON_NEGATIVE, "The youngest games' simulations (early_slots).", added_later=True
+            64, POSITIVE, "by_ply: the youngest games' simulations.", added_later=True
+        ),
+    },
+    "opening": {
+        "kind": S(
+            "none",
+            registered(plugs.OPENINGS),
+            "How each self-play game's first plies are chosen (``training.openings``): "
+            "``none``; ``handicap``, one side's first moves at random, kept for training; "
+            "``random``, random plies of both sides, not trained on; or one's own "
+            "(``training.openings.register``; its factory's keyword settings replace the keys "
+            "below).",
+            added_later=True,
+        ),
+        "handicap_moves": S(
+            3,
+            NON_NEGATIVE,
+            "handicap: one side of each game plays its first 0..n moves at random, which puts "
+            "positions the network's own play never reaches into the replay memory.",
+            added_later=True,
+        ),
+        "random_plies": S(
+            2,
+            NON_NEGATIVE,
+            "random: each game opens with 0..k (drawn per game) uniform random plies, not "
+            "trained on, as AlphaZero.jl issue #217 (2024) starts games from random 0-2-ply "
+            "positions.",
+            added_later=True,
         ),
     },
     "replay": {
@@ -332,11 +359,11 @@ SETTINGS: dict[str, Any] = {
             "rate's schedule counts them too).",
             added_later=True,
         ),
-        "optimizer": S("adam", one_of(*learner.OPTIMIZERS), "``adam``, or ``sgd`` with momentum."),
+        "optimizer": S("adam", one_of(*OPTIMIZERS), "``adam``, or ``sgd`` with momentum."),
         "learning_rate": S(1e-3, POSITIVE_FLOAT, "The peak learning rate."),
         "schedule": S(
             "cosine",
-            one_of(*learner.SCHEDULES),
+            one_of(*SCHEDULES),
             "``constant``, ``cosine`` (warm-up then decay to 0 over the run) or ``step``.",
         ),
         "warmup_steps": S(50, NON_NEGATIVE, "Cosine: updates of linear warm-up."),
@@ -359,16 +386,28 @@ for _key in SETTINGS["evaluation"]:  # how a run is judged, not what it computes
     SETTINGS["evaluation"][_key] = SETTINGS["evaluation"][_key]._replace(resumable=True)
 del _key
 
-# Sections whose keys follow a registry choice: section -> (the key that chooses, the keys
-# every choice has, the choices whose keys are the table's, the registry's settings).
-PLUGS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], Callable[[str], dict]]] = {
-    "network": ("kind", ("kind",), ("resnet", "resnet_any_size"), networks.settings_of),
-    "search": (
+
+class Plug(NamedTuple):
+    """A section whose keys follow a registry choice: the key that chooses, the keys every
+    choice has, the registry, and the keywords the loop gives every factory (not settings).
+    A built-in choice's keys are the table's (it holds every built-in's); one's own are its
+    factory's keyword settings."""
+
+    key: str
+    common: tuple[str, ...]
+    registry: Any
+    given: tuple[str, ...] = ()
+
+
+PLUGS: dict[str, Plug] = {
+    "network": Plug("kind", ("kind",), plugs.NETWORKS),
+    "search": Plug(
         "policy",
         ("policy", *policies.COMMON, "play_c_puct", "play_value_scale"),
-        ("puct", "gumbel", "puct_forced"),
-        policies.settings_of,
+        plugs.SEARCH_POLICIES,
     ),
+    "budget": Plug("kind", ("kind",), plugs.BUDGETS, given=("num_simulations", "batch_size")),
+    "opening": Plug("kind", ("kind",), plugs.OPENINGS),
 }
 
 

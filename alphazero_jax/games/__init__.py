@@ -1,6 +1,7 @@
 """Game registry: ``games.make(name, **settings)`` and ``games.available()``; the contract
 checker ``games.check_game(game)`` for a game of one's own; ``games.register`` to add one,
-with its facts (title, notation, settings) in a ``GameRecord`` that ``games.record`` reads.
+with its facts (title, notation, settings, score, action layout, presets) in a
+``GameRecord`` that ``games.record`` reads. The registry is ``plugs.GAMES``.
 
 Games built with the same settings are the same object, so functions jitted over one
 game's closures compile once however often the game is requested.
@@ -12,15 +13,19 @@ import dataclasses
 import functools
 import inspect
 from collections.abc import Callable
+from typing import NamedTuple
 
-from alphazero_jax.games import connect_four, othello, quoridor, tic_tac_toe
+from alphazero_jax import plugs
+from alphazero_jax.games import _kinarow, connect_four, othello, quoridor, tic_tac_toe
 from alphazero_jax.games._replay import replay, replay_batch
 from alphazero_jax.games.check import GameCheckReport, GameContractError, check_game
 from alphazero_jax.games.records import GameRecord, connect_at_most
+from alphazero_jax.presets import connect_four as connect_four_presets
+from alphazero_jax.presets import othello as othello_presets
+from alphazero_jax.presets import quoridor as quoridor_presets
+from alphazero_jax.presets import tic_tac_toe as tic_tac_toe_presets
+from alphazero_jax.registry import module_of
 from alphazero_jax.types import Game
-
-_FACTORIES: dict[str, Callable[..., Game]] = {}
-_RECORDS: dict[str, GameRecord] = {}
 
 __all__ = [
     "GameCheckReport",
@@ -33,13 +38,21 @@ __all__ = [
     "register",
     "replay",
     "replay_batch",
+    "score_fn",
     "settings_of",
 ]
 
 
+class Registered(NamedTuple):
+    """A registered game: its factory and its record (the title filled in)."""
+
+    make: Callable[..., Game]
+    record: GameRecord
+
+
 def available() -> tuple[str, ...]:
     """Names accepted by ``make``, sorted."""
-    return tuple(sorted(_FACTORIES))
+    return plugs.GAMES.available()
 
 
 def register(
@@ -58,19 +71,14 @@ def register(
       make: the game's factory: keyword-only settings with defaults, returning a ``Game``.
       limits: each setting's ``(min, max)`` or ``(min, max, step)``, for ``settings_of``
         (the same as ``record.limits``; give one or the other).
-      record: the game's facts (``GameRecord``: title, notation, settings); None: the
-        defaults, which any game satisfies.
+      record: the game's facts (``GameRecord``: title, notation, settings, score, action
+        layout, presets); None: the defaults, which any game satisfies. Its presets are
+        registered as ``"<name>:<preset>"`` (``plugs.PRESETS``).
 
     Raises:
       ValueError: a name already taken by another factory, or not an identifier; limits
         given twice.
     """
-    if not name.isidentifier():
-        raise ValueError(f"A game's name must be an identifier, got {name!r}.")
-    if _FACTORIES.get(name, make) is not make:
-        raise ValueError(
-            f"The game name {name!r} is taken by {_FACTORIES[name].__module__}; choose another."
-        )
     record = record or GameRecord()
     if limits is not None and record.limits:
         raise ValueError(
@@ -78,8 +86,9 @@ def register(
         )
     if limits is not None:
         record = dataclasses.replace(record, limits=limits)
-    _FACTORIES[name] = make
-    _RECORDS[name] = record.titled(name)
+    plugs.GAMES.register(name, Registered(make, record.titled(name)), module=module_of(make))
+    for preset, apply in record.presets.items():
+        plugs.PRESETS.register(f"{name}:{preset}", apply, module=module_of(apply))
 
 
 def record(name: str) -> GameRecord:
@@ -88,9 +97,24 @@ def record(name: str) -> GameRecord:
     Raises:
       ValueError: for an unknown name.
     """
-    if name not in _RECORDS:
-        raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available())}.")
-    return _RECORDS[name]
+    return plugs.GAMES.get(name).record
+
+
+def score_fn(game: Game) -> Callable:
+    """``score(state) -> float32[]`` of ``game``'s finished games, from the first player's
+    view (unbatched; the caller vmaps): its record's ``score``.
+
+    Raises:
+      ValueError: a game whose record has no score; the message lists the games with one.
+    """
+    make_score = record(game.name).score
+    if make_score is None:
+        with_score = [name for name in available() if record(name).score is not None]
+        raise ValueError(
+            f"The game {game.name!r} has no score in its record; games with one: "
+            f"{', '.join(with_score)} (GameRecord(score=...) when it is registered)."
+        )
+    return make_score(game)
 
 
 _SQUARE = "[0-9]{1,9}"  # a row or rank: ASCII digits, leading zeros read (_notation.small_int)
@@ -104,6 +128,9 @@ register(
         move_pattern="[1-9aA]",
         moves_abut=True,
         joint_rules=connect_at_most(min),
+        score=_kinarow.score,
+        action_layout="columns",
+        presets=connect_four_presets.PRESETS,
     ),
 )
 register(
@@ -115,6 +142,9 @@ register(
         notation="squares (columns a.., rows 1.. from the top) and pass, e.g. f5 d6 c3",
         move_pattern=f"[a-pA-P\\u212a]{_SQUARE}|[pP][aA][sS][sS]",  # K, the Kelvin sign, is k
         encodings=("legal_plane",),
+        score=othello.score,
+        action_layout="cells_and_pass",
+        presets=othello_presets.PRESETS,
     ),
 )
 register(
@@ -127,6 +157,9 @@ register(
         "as c3h or d4v, e.g. c4 c2 b3h",
         move_pattern=f"[a-iA-I]{_SQUARE}[hvHV]?",
         encodings=("distance_planes",),
+        score=quoridor.score,
+        action_layout="quoridor",
+        presets=quoridor_presets.PRESETS,
     ),
 )
 register(
@@ -138,6 +171,9 @@ register(
         notation="cells, first player first, e.g. b2 a1 c3",
         move_pattern=f"[a-jA-J]{_SQUARE}",
         joint_rules=connect_at_most(max),
+        score=_kinarow.score,
+        action_layout="cells",
+        presets=tic_tac_toe_presets.PRESETS,
     ),
 )
 
@@ -151,12 +187,11 @@ def settings_of(name: str) -> dict[str, dict[str, int]]:
     Raises:
       ValueError: for an unknown name.
     """
-    if name not in _FACTORIES:
-        raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available())}.")
-    defaults = inspect.signature(_FACTORIES[name]).parameters
+    entry = plugs.GAMES.get(name)
+    defaults = inspect.signature(entry.make).parameters
     return {
         key: {"default": defaults[key].default, "min": low, "max": high, "step": step}
-        for key, (low, high, step) in ((k, (*v, 1)[:3]) for k, v in _RECORDS[name].limits.items())
+        for key, (low, high, step) in ((k, (*v, 1)[:3]) for k, v in entry.record.limits.items())
     }
 
 
@@ -174,9 +209,7 @@ def make(name: str, **settings) -> Game:
       ValueError: for an unknown name or keyword, or a value out of range; the message
         lists what is accepted.
     """
-    if name not in _FACTORIES:
-        raise ValueError(f"Unknown game {name!r}; available games: {', '.join(available())}.")
-    accepted = inspect.signature(_FACTORIES[name]).parameters
+    accepted = inspect.signature(plugs.GAMES.get(name).make).parameters
     unknown = sorted(set(settings) - set(accepted))
     if unknown:
         described = ", ".join(f"{k}={p.default!r}" for k, p in accepted.items())
@@ -203,4 +236,4 @@ def _make_cached(name: str, settings: tuple) -> Game:
     functions, and callers compare Games by identity (``run.game is game``), so a second
     Game for the same settings would compile everything again and fail those checks. A Game
     holds only closures and small NumPy tables, no compiled code."""
-    return _FACTORIES[name](**dict(settings))
+    return plugs.GAMES.get(name).make(**dict(settings))

@@ -162,3 +162,18 @@ def grid(layout: bb.Layout, state: GridState) -> list[list[int]]:
             line.append(owners[0] if owners else 0)
         cells.append(line)
     return cells
+
+
+def score(game) -> Callable[[GridState], Array]:
+    """A k-in-a-row game's final score, from the first player's view: the outcome times the
+    share of the board left empty at the end, plus one, ``outcome * (empty + 1) / (cells +
+    1)``: the sooner a win, the larger, as a solver scores a position (Connect Four's
+    perfect-play sets) and as the plies to the end tell."""
+    height, width = game.observation_shape[:2]
+    cells = height * width
+
+    def final_score(state: GridState) -> Array:
+        empty = cells - state.num_moves.astype(jnp.float32)
+        return state.rewards[0] * (empty + 1) / (cells + 1)
+
+    return final_score

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import functools
 
+import jax
+import jax.numpy as jnp
+
 from alphazero_jax.games import othello_rules as rules
 from alphazero_jax.games import othello_text as text
 from alphazero_jax.games._notation import board_json
 from alphazero_jax.games._validate import check_int
 from alphazero_jax.games.othello_rules import WEIGHTS, OthelloState, count_discs, from_grid, grid
-from alphazero_jax.types import Game
+from alphazero_jax.types import Array, Game
 
 __all__ = [
     "LIMITS",
@@ -25,6 +28,7 @@ __all__ = [
     "from_grid",
     "grid",
     "make",
+    "score",
 ]
 
 NAME = "othello"
@@ -66,3 +70,16 @@ def make(*, size: int = 8, legal_plane: int = 1) -> Game:
         actions_to_text=lambda actions, state=None: text.actions_to_text(size, actions),
         to_json=lambda state: board_json(grid(size, state)),
     )
+
+
+def score(game: Game):
+    """Othello's final score, from the first player's view: the first player's discs minus
+    the second's, over the cells."""
+    height, width = game.observation_shape[:2]
+
+    def final_score(state: OthelloState) -> Array:
+        # state.board: uint32[2, W], each player's discs as bitboard words.
+        discs = jnp.sum(jax.lax.population_count(state.board), axis=-1).astype(jnp.float32)
+        return (discs[0] - discs[1]) / (height * width)
+
+    return final_score

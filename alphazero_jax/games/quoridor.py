@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import functools
 
+import jax.numpy as jnp
+
+from alphazero_jax.games import quoridor_geometry as geometry
 from alphazero_jax.games import quoridor_rules as rules
 from alphazero_jax.games import quoridor_text as text
 from alphazero_jax.games._validate import check_int
@@ -22,7 +25,7 @@ from alphazero_jax.games.quoridor_rules import (
     opponent_distances,
     pawn_distances,
 )
-from alphazero_jax.types import Game
+from alphazero_jax.types import Array, Game
 
 __all__ = [
     "FAR",
@@ -36,6 +39,7 @@ __all__ = [
     "make",
     "opponent_distances",
     "pawn_distances",
+    "score",
 ]
 
 NAME = "quoridor"
@@ -82,3 +86,20 @@ def make(*, size: int = 9, walls: int = 10, distance_planes: int = 1) -> Game:
             rules.illegal_reasons(state, int(action))
         ),
     )
+
+
+def score(game: Game):
+    """Quoridor's final score, from the first player's view: the path-length race at the
+    end, the second player's shortest path to its goal minus the first's (the winner's is
+    0), over the board's squares."""
+    size = game.observation_shape[0]
+
+    def final_score(state: QuoridorState) -> Array:
+        own, other, walls_h, walls_v, _, _ = rules.mover_view(size, state)
+        east, south = geometry.open_edges(size, walls_h, walls_v)
+        pawns = jnp.stack([geometry.pawn_rows(size, own), geometry.pawn_rows(size, other)])
+        steps = geometry.race(pawns, jnp.asarray(geometry.tables(size).goals), east, south)
+        mover = jnp.clip((steps[1] - steps[0]).astype(jnp.float32) / (size * size), -1, 1)
+        return jnp.where(state.current_player == 0, mover, -mover)
+
+    return final_score

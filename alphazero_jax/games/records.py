@@ -1,9 +1,11 @@
 """What the package knows of a registered game beside its factory: one ``GameRecord``,
 passed to ``games.register`` and read back with ``games.record(name)``.
 
-The catalogue and schema of the play server, the page and the command line's help read
-a game's title, notation and settings from here, so a game registered outside the package
-shows everywhere the built-ins do. Every field has a default that any game satisfies.
+A game is its record: the catalogue and schema of the play server, the page and the
+command line's help read its title, notation and settings here; training reads its score
+(the score-like target) and its presets; the network kind ``resnet_any_size`` reads its
+action layout. So a game registered outside the package shows and trains everywhere the
+built-ins do. Every field has a default that any game satisfies.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Mapping
+from typing import Any
 
 # A region of a game's settings: each setting with the values it may take.
 Region = dict[str, list[int]]
@@ -40,6 +43,15 @@ class GameRecord:
       joint_rules: the rules between settings that ``limits`` cannot state, as a function
         that splits a region of settings into the regions it allows (Connect Four's
         ``connect`` at most ``min(rows, cols)``: ``connect_at_most(min)``); None: none.
+      score: ``score(game) -> fn(state) -> float32[]``, a finished game's score from the
+        first player's view in [-1, 1] (pure, unbatched), the target ``final_score``; None:
+        the game has none.
+      action_layout: how its actions lie on the board, for the network kind
+        ``resnet_any_size`` (a registered layout: ``"cells"``, ``"cells_and_pass"``,
+        ``"columns"``, ``"quoridor"`` or one's own); None: none of them.
+      presets: its training configs by name, each ``fn(config)`` changing the defaults of
+        every setting (its docstring says what it is for); empty: the generic presets sized
+        from its longest game (``configs.generic``).
     """
 
     title: str = ""
@@ -49,11 +61,16 @@ class GameRecord:
     moves_abut: bool = False
     encodings: tuple[str, ...] = ()
     joint_rules: Callable[[Region], list[Region]] | None = None
+    score: Callable[[Any], Callable[[Any], Any]] | None = None
+    action_layout: str | None = None
+    presets: Mapping[str, Callable[[Any], None]] = dataclasses.field(default_factory=dict)
 
     def titled(self, name: str) -> GameRecord:
         """This record with its title filled in from ``name`` where it has none."""
         title = self.title or name.replace("_", " ").title()
-        return dataclasses.replace(self, title=title, limits=dict(self.limits))
+        return dataclasses.replace(
+            self, title=title, limits=dict(self.limits), presets=dict(self.presets)
+        )
 
     def one_move_pattern(self) -> str | None:
         """The anchored regex of a text that may be one move (spaces around it, and

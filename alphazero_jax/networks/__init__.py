@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
+from alphazero_jax import plugs
 from alphazero_jax.networks.any_size import make_any_size_resnet
 from alphazero_jax.networks.outputs import ApplyFn, NetworkOutput, Variables
 from alphazero_jax.networks.resnet import (
@@ -31,6 +32,7 @@ from alphazero_jax.networks.resnet import (
     flops_per_evaluation,
     make_resnet,
 )
+from alphazero_jax.registry import module_of
 from alphazero_jax.types import Array, Game
 
 __all__ = [
@@ -40,11 +42,13 @@ __all__ = [
     "DRAW_MARGIN",
     "NORMALIZATIONS",
     "ApplyFn",
+    "NetworkKind",
     "NetworkOutput",
     "Variables",
     "available",
     "factory",
     "flops_per_evaluation",
+    "get",
     "make",
     "make_any_size_resnet",
     "make_apply_fn",
@@ -53,16 +57,19 @@ __all__ = [
     "make_resnet",
     "num_parameters",
     "outcome_label",
+    "output_shapes",
     "register",
     "settings_of",
 ]
 
 
-# The network kinds: name -> factory ``make_module(game, **settings) -> flax.linen.Module``.
-_KINDS: dict[str, Callable[..., nn.Module]] = {
-    "resnet": make_resnet,
-    "resnet_any_size": make_any_size_resnet,  # one set of variables for every board size
-}
+class NetworkKind(NamedTuple):
+    """A registered network kind: ``make(game, **settings) -> flax.linen.Module``."""
+
+    name: str
+    make: Callable[..., nn.Module]
+
+
 DEFAULT_KIND = "resnet"
 
 
@@ -83,33 +90,26 @@ def register(name: str, make_module: Callable[..., nn.Module]) -> None:
     Raises:
       ValueError: a name already taken by another factory, or not an identifier.
     """
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"A network kind's name must be an identifier, got {name!r}.")
-    if _KINDS.get(name, make_module) is not make_module:
-        raise ValueError(
-            f"The network kind {name!r} is taken by {_KINDS[name].__module__}; choose another."
-        )
-    _KINDS[name] = make_module
+    plugs.NETWORKS.register(name, NetworkKind(name, make_module), module=module_of(make_module))
 
 
 def available() -> tuple[str, ...]:
     """The registered network kinds, sorted."""
-    return tuple(sorted(_KINDS))
+    return plugs.NETWORKS.available()
 
 
-def factory(kind: str) -> Callable[..., nn.Module]:
-    """The registered factory of ``kind``.
+def get(kind: str) -> NetworkKind:
+    """The registered network kind ``kind``.
 
     Raises:
       ValueError: for a kind nobody registered; the message lists those registered.
     """
-    if kind not in _KINDS:
-        raise ValueError(
-            f"Unknown network kind {kind!r}; registered: {', '.join(available())}. A kind of "
-            "one's own is registered by networks.register in a module imported first "
-            "(a run's config.imports)."
-        )
-    return _KINDS[kind]
+    return plugs.NETWORKS.get(kind)
+
+
+def factory(kind: str) -> Callable[..., nn.Module]:
+    """The registered factory of ``kind`` (``get(kind).make``)."""
+    return get(kind).make
 
 
 def settings_of(kind: str) -> dict[str, Any]:
@@ -162,6 +162,25 @@ def make(
     output, _ = jax.eval_shape(lambda v: apply_fn(v, dummy), variables)
     _check_output(kind, game, output)
     return apply_fn, variables
+
+
+def output_shapes(game: Game, *, kind: str = DEFAULT_KIND, **settings) -> NetworkOutput:
+    """What the network ``kind`` returns for one position of ``game``, as shapes
+    (``jax.ShapeDtypeStruct``): nothing is initialised or computed, so a config's network
+    is checked in a moment.
+
+    Raises:
+      ValueError: for an unknown kind or setting, a value the kind refuses, or outputs of
+        the wrong shapes.
+    """
+    module = _module(game, kind, settings)
+    dummy = jax.ShapeDtypeStruct((1, *tuple(game.observation_shape)), jnp.float32)
+    variables = jax.eval_shape(lambda x: module.init(jax.random.key(0), x, train=False), dummy)
+    output = jax.eval_shape(
+        lambda v, x: _as_output(module.apply(v, x, train=False)), variables, dummy
+    )
+    _check_output(kind, game, output)
+    return output
 
 
 def make_network(
@@ -235,8 +254,9 @@ def _check_output(kind: str, game: Game, output: NetworkOutput) -> None:
     logits, value = tuple(output.logits.shape), tuple(output.value.shape)
     if logits != (1, game.num_actions) or value != (1,):
         raise ValueError(
-            f"Network kind {kind!r} must return logits [B, A] = [1, {game.num_actions}] and "
-            f"value [B] = [1] for one {game.name} position, got {list(logits)} and {list(value)}."
+            f"{plugs.NETWORKS.describe(kind)} must return logits [B, A] = "
+            f"[1, {game.num_actions}] and value [B] = [1] for one {game.name} position, got "
+            f"{list(logits)} and {list(value)}."
         )
 
 
@@ -285,6 +305,9 @@ def num_parameters(variables: Variables) -> int:
     """Counts the scalar weights in ``variables["params"]`` (batch statistics excluded)."""
     return sum(int(leaf.size) for leaf in jax.tree_util.tree_leaves(variables["params"]))
 
+
+register("resnet", make_resnet)
+register("resnet_any_size", make_any_size_resnet)  # one set of variables for every board size
 
 DRAW_MARGIN = 1.0 / 3.0  # |value| up to this reads as a draw.
 

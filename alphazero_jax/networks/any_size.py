@@ -18,56 +18,77 @@ trunk's features where the actions are, instead of a dense layer over the flatte
            dense (value_hidden) -> activation -> dense (1) -> tanh
 
 The reply head has the policy head's layout and the score head the value head's, each with
-weights of its own, as in ``"resnet"``. A game whose actions have none of these layouts is
-refused in one line: a game of one's own whose actions have one of these layouts says so
-with ``register_layout``; any other goes through ``networks.register``.
+weights of its own, as in ``"resnet"``. A game's layout is its record's ``action_layout``
+(``games.GameRecord``); a layout is a registered ``ActionLayout`` (``plugs.ACTION_LAYOUTS``:
+the four above are registered here the same way, ``register_layout`` adds one's own). A game
+whose record names none is refused in one line; any other network goes through
+``networks.register``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
+from alphazero_jax import plugs
 from alphazero_jax.networks.outputs import NetworkOutput
 from alphazero_jax.networks.resnet import _check_resnet_settings, _Tower
+from alphazero_jax.registry import module_of
 from alphazero_jax.types import Array, Game
 
-# The action layout of each game, by its registry name (``register_layout`` adds one's own).
-LAYOUTS = {
-    "tic_tac_toe": "cells",
-    "othello": "cells_and_pass",
-    "connect_four": "columns",
-    "quoridor": "quoridor",
-}
-KINDS_OF_LAYOUT = ("cells", "cells_and_pass", "columns", "quoridor")
+# (features float32[B, H, W, C], observations float32[B, H, W, C'], num_actions, prefix,
+# dtype) -> float32[B, A]: a policy head's logits, its layers named from ``prefix``.
+HeadFn = Callable[[Array, Array, int, str, jnp.dtype], Array]
 
 
-def register_layout(game_name: str, layout: str) -> None:
-    """Says that a game of one's own (``games.register``) lays its actions out as one of
-    ``KINDS_OF_LAYOUT``: ``"cells"`` (an action per cell, row by row), ``"cells_and_pass"``
-    (then a pass), ``"columns"`` (an action per column), ``"quoridor"``; then
-    ``resnet_any_size`` builds for it. A layout of another shape needs a network kind of
-    its own (``networks.register``).
+class ActionLayout(NamedTuple):
+    """A registered action layout: whether a board's actions have it (``fits(height,
+    width, num_actions)``) and the policy head that reads them from the trunk (``head``,
+    called inside the network's Flax module, so its layers are the network's)."""
+
+    name: str
+    fits: Callable[[int, int, int], bool]
+    head: HeadFn
+
+
+def register_layout(name: str, fits: Callable[[int, int, int], bool], head: HeadFn) -> None:
+    """Adds an action layout that ``resnet_any_size`` can read; a game names it in its
+    record (``GameRecord(action_layout=name)``).
 
     Raises:
-      ValueError: a layout not among ``KINDS_OF_LAYOUT``; one line.
+      ValueError: a name that is no identifier, or one taken; one line.
     """
-    if layout not in KINDS_OF_LAYOUT:
+    plugs.ACTION_LAYOUTS.register(name, ActionLayout(name, fits, head), module=module_of(head))
+
+
+def layout_of(game: Game) -> ActionLayout:
+    """The registered layout that ``game``'s record names.
+
+    Raises:
+      ValueError: the record names none, or one whose actions do not fit the board; one line.
+    """
+    registered = game.name in plugs.GAMES
+    name = plugs.GAMES.get(game.name).record.action_layout if registered else None
+    height, width = tuple(game.observation_shape)[:2]
+    if name is None:
         raise ValueError(
-            f"An action layout must be one of {', '.join(KINDS_OF_LAYOUT)}, got {layout!r}."
+            f"Network kind 'resnet_any_size' reads a game's actions by its record's "
+            f"action_layout, and {game.name!r} names none; name one of "
+            f"{', '.join(plugs.ACTION_LAYOUTS.available())} (GameRecord(action_layout=...); "
+            "networks.any_size.register_layout adds one) or register a network of its own "
+            "(networks.register)."
         )
-    LAYOUTS[game_name] = layout
-
-
-def _expected_actions(layout: str, height: int, width: int, num_actions: int) -> bool:
-    grooves = (height - 1) * (width - 1)
-    return {
-        "cells": num_actions == height * width,
-        "cells_and_pass": num_actions == height * width + 1,
-        "columns": num_actions == width,
-        "quoridor": num_actions > 2 * grooves,
-    }[layout]
+    layout = plugs.ACTION_LAYOUTS.get(name)
+    if not layout.fits(height, width, game.num_actions):
+        raise ValueError(
+            f"Network kind 'resnet_any_size': {game.name!r} has {game.num_actions} actions on "
+            f"a {height}x{width} board, which do not fit its action layout {name!r}."
+        )
+    return layout
 
 
 def _pooled(x: Array) -> Array:
@@ -113,33 +134,9 @@ class _AnySizeResNet(_Tower):
     def _policy(self, x: Array, observations: Array, train: bool, prefix: str) -> Array:
         """float32[B, A] logits in the game's action order."""
         h = self._features(x, train, prefix)
-        batch, height, width, _ = h.shape
-        if self.layout in ("cells", "cells_and_pass"):
-            logits = self._dense(1, f"{prefix}_cell")(h).reshape(batch, height * width)
-            if self.layout == "cells_and_pass":
-                passing = self._dense(1, f"{prefix}_pass")(_pooled(h))
-                logits = jnp.concatenate([logits, passing], axis=-1)
-        elif self.layout == "columns":
-            soft_max = jax.nn.logsumexp(h, axis=1) - jnp.log(height)  # as in _pooled
-            column = jnp.concatenate([h.mean(axis=1), soft_max], axis=-1)  # [B, W, 2C]
-            logits = self._dense(1, f"{prefix}_column")(column)[..., 0]
-        else:  # quoridor: the pawn moves, then the horizontal and the vertical grooves
-            pawn = observations[..., :1].astype(jnp.float32)  # the mover's pawn's square
-            under = (h * pawn).sum(axis=(1, 2))
-            num_pawn = self.num_actions - 2 * (height - 1) * (width - 1)
-            moves = self._dense(num_pawn, f"{prefix}_pawn")(
-                jnp.concatenate([under, _pooled(h)], axis=-1)
-            )
-            walls = nn.Conv(
-                2,
-                (2, 2),
-                padding="VALID",
-                dtype=jnp.dtype(self.compute_dtype),
-                name=f"{prefix}_walls",
-            )(h)  # [B, H-1, W-1, 2]: groove (r, c) lies among the squares (r..r+1, c..c+1)
-            walls = jnp.moveaxis(walls, -1, 1).reshape(batch, -1)
-            logits = jnp.concatenate([moves, walls], axis=-1)
-        return logits.astype(jnp.float32)
+        head = plugs.ACTION_LAYOUTS.get(self.layout).head
+        dtype = jnp.dtype(self.compute_dtype)
+        return head(h, observations, self.num_actions, prefix, dtype).astype(jnp.float32)
 
     def _scalar(self, x: Array, train: bool, prefix: str) -> Array:
         """float32[B] in [-1, 1]: the value head's layout."""
@@ -177,15 +174,7 @@ def make_any_size_resnet(
         reply_head=reply_head,
         score_head=score_head,
     )
-    height, width = tuple(game.observation_shape)[:2]
-    layout = LAYOUTS.get(game.name)
-    if layout is None or not _expected_actions(layout, height, width, game.num_actions):
-        raise ValueError(
-            f"Network kind 'resnet_any_size' knows the action layouts of "
-            f"{', '.join(sorted(LAYOUTS))}, not that of {game.name!r} ({game.num_actions} "
-            f"actions on a {height}x{width} board); give it one (networks.any_size."
-            "register_layout) or register a network of its own (networks.register)."
-        )
+    layout = layout_of(game).name
     return _AnySizeResNet(
         activation=activation,
         normalization=normalization,
@@ -198,3 +187,49 @@ def make_any_size_resnet(
         reply_head=reply_head,
         score_head=score_head,
     )
+
+
+def _cells(h: Array, observations: Array, num_actions: int, prefix: str, dtype) -> Array:
+    """A logit per cell, row by row: a dense layer shared by the cells."""
+    batch, height, width, _ = h.shape
+    return nn.Dense(1, dtype=dtype, name=f"{prefix}_cell")(h).reshape(batch, height * width)
+
+
+def _cells_and_pass(h: Array, observations: Array, num_actions: int, prefix: str, dtype) -> Array:
+    """The cells' logits, then the pass's from the pooled board."""
+    cells = _cells(h, observations, num_actions, prefix, dtype)
+    passing = nn.Dense(1, dtype=dtype, name=f"{prefix}_pass")(_pooled(h))
+    return jnp.concatenate([cells, passing], axis=-1)
+
+
+def _columns(h: Array, observations: Array, num_actions: int, prefix: str, dtype) -> Array:
+    """A logit per column from its cells' mean and soft max."""
+    soft_max = jax.nn.logsumexp(h, axis=1) - jnp.log(h.shape[1])  # as in _pooled
+    column = jnp.concatenate([h.mean(axis=1), soft_max], axis=-1)  # [B, W, 2C]
+    return nn.Dense(1, dtype=dtype, name=f"{prefix}_column")(column)[..., 0]
+
+
+def _quoridor(h: Array, observations: Array, num_actions: int, prefix: str, dtype) -> Array:
+    """The pawn moves from the features under the mover's pawn (observation plane 0) and the
+    pooled board, then the horizontal and the vertical grooves from a 2x2 convolution."""
+    batch, height, width, _ = h.shape
+    pawn = observations[..., :1].astype(jnp.float32)  # the mover's pawn's square
+    under = (h * pawn).sum(axis=(1, 2))
+    num_pawn = num_actions - 2 * (height - 1) * (width - 1)
+    moves = nn.Dense(num_pawn, dtype=dtype, name=f"{prefix}_pawn")(
+        jnp.concatenate([under, _pooled(h)], axis=-1)
+    )
+    walls = nn.Conv(2, (2, 2), padding="VALID", dtype=dtype, name=f"{prefix}_walls")(h)
+    # [B, H-1, W-1, 2]: groove (r, c) lies among the squares (r..r+1, c..c+1)
+    walls = jnp.moveaxis(walls, -1, 1).reshape(batch, -1)
+    return jnp.concatenate([moves, walls], axis=-1)
+
+
+register_layout("cells", lambda height, width, actions: actions == height * width, _cells)
+register_layout(
+    "cells_and_pass", lambda height, width, actions: actions == height * width + 1, _cells_and_pass
+)
+register_layout("columns", lambda height, width, actions: actions == width, _columns)
+register_layout(
+    "quoridor", lambda height, width, actions: actions > 2 * (height - 1) * (width - 1), _quoridor
+)

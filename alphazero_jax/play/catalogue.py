@@ -2,7 +2,7 @@
 their strengths (``catalogue``: ``GET /api/games``), and the check of a request's agent
 against them (``served_spec``), whose refusal is a ``BadRequest``.
 
-Agents are the kinds of ``server_config.AGENT_KINDS`` a server plays (``served_kinds``),
+Agents are the kinds of ``server_config.interactive_kinds()`` a server plays (``served_kinds``),
 each for the games it plays, at a strength of at most ``strongest``. The catalogue's
 ``solver`` lists the settings at which the verdicts route answers (``verdicts.solvable``).
 """
@@ -14,7 +14,7 @@ from typing import Any
 from alphazero_jax import agents, games
 from alphazero_jax.agents import registry
 from alphazero_jax.play import contract
-from alphazero_jax.play.server_config import AGENT_KINDS, ServerConfig
+from alphazero_jax.play.server_config import ServerConfig, interactive_kinds
 from alphazero_jax.play.session import SIDES
 from alphazero_jax.play.verdicts import solver_settings
 from alphazero_jax.types import Game
@@ -28,9 +28,9 @@ class BadRequest(ValueError):
 
 
 def served_kinds(config: ServerConfig) -> tuple[agents.AgentKind, ...]:
-    """The kinds of ``AGENT_KINDS`` the server plays (``config.agent_kinds``), in order."""
+    """The kinds of ``interactive_kinds()`` the server plays (``config.agent_kinds``), in order."""
     wanted = config.agent_kinds
-    return tuple(kind for kind in AGENT_KINDS if wanted is None or kind.kind in wanted)
+    return tuple(kind for kind in interactive_kinds() if wanted is None or kind.kind in wanted)
 
 
 def strongest(config: ServerConfig, kind: agents.AgentKind) -> int:

@@ -13,20 +13,24 @@ features under the mover's pawn and its walls from a 2x2 VALID convolution. Its 
 JAX's ``float32[B, H, W, C]`` observations (channels last, transposed to channels first
 inside the graph); its outputs are ``logits`` float32[B, A] and ``value`` float32[B].
 
-Only those two kinds export (``EXPORTABLE``): another network kind is refused with one line
-naming what the writer needs and did not find. The graph computes in float32 whatever the
-network's ``compute_dtype``, and leaves out its auxiliary heads (``reply_head``,
-``score_head``), which only training's loss terms read.
+A network kind exports where an ONNX writer is registered for it (``register``, into
+``plugs.ONNX_WRITERS``; the two ResNets' are registered here the same way): another kind is
+refused with one line naming it and its module, and a ResNet whose settings or layers are
+not the library's with one line naming what the writer needs and did not find. The graph
+computes in float32 whatever the network's ``compute_dtype``, and leaves out its auxiliary
+heads (``reply_head``, ``score_head``), which only training's loss terms read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
 import numpy as np
 
-from alphazero_jax import networks
+from alphazero_jax import networks, plugs
 from alphazero_jax.networks import any_size
+from alphazero_jax.registry import module_of
 from alphazero_jax.types import Game
 
 OPSET = 17  # supported by onnxruntime-web and -node 1.2x-1.3x and by Python's onnxruntime
@@ -35,21 +39,52 @@ INPUT, LOGITS, VALUE = "observations", "logits", "value"
 _EPSILON = 1e-5  # networks._BATCH_NORM_EPSILON
 _LEAKY_SLOPE = 0.01  # flax.linen.leaky_relu's default
 _KIND_KEY = "kind"  # config.network.kind: a registered network (networks.register)
-EXPORTABLE = ("resnet", "resnet_any_size")  # the kinds with a writer here
+
+
+class OnnxWriter(NamedTuple):
+    """A registered ONNX writer of a network kind.
+
+    Attributes:
+      kind: the network kind it writes.
+      check: ``check(settings, variables)`` raises ValueError, in one line, for a network of
+        the kind that it cannot write (``settings``: the run's ``config.network``).
+      fn: ``fn(graph, observations, settings, game)`` adds the nodes from the NCHW
+        ``observations`` to the outputs ``logits`` and ``value`` (``_Graph``'s helpers).
+    """
+
+    kind: str
+    check: Callable[[dict, Mapping], None]
+    fn: Callable
+
+
+def register(kind: str, fn: Callable, *, check: Callable[[dict, Mapping], None]) -> None:
+    """Adds the ONNX writer of the network kind ``kind`` (see ``OnnxWriter``), so that
+    ``alphazero-export-web`` writes its runs for the page.
+
+    Raises:
+      ValueError: a name that is no identifier, or a kind that has a writer already.
+    """
+    plugs.ONNX_WRITERS.register(kind, OnnxWriter(kind, check, fn), module=module_of(fn))
 
 
 def check_exportable(network_settings: Mapping, variables: Mapping) -> None:
-    """Raises ValueError, in one line, unless ``network_settings`` (a run's
-    ``config.network``) and ``variables`` are one of the library's ResNets (``EXPORTABLE``),
-    which is all ``network_to_onnx`` can write."""
+    """Raises ValueError, in one line, unless a writer is registered for the network kind of
+    ``network_settings`` (a run's ``config.network``) and writes ``variables``."""
+    kind = dict(network_settings).get(_KIND_KEY, networks.DEFAULT_KIND)
+    if kind not in plugs.ONNX_WRITERS:
+        where = f" ({plugs.NETWORKS.module_of(kind)})" if kind in plugs.NETWORKS else ""
+        raise ValueError(
+            f"network kind {kind!r}{where} has no ONNX writer, so the page cannot play it; "
+            f"the kinds with one: {', '.join(plugs.ONNX_WRITERS.available())} "
+            "(play.onnx_network.register adds one)."
+        )
+    plugs.ONNX_WRITERS.get(kind).check(dict(network_settings), variables)
+
+
+def _check_resnet(network_settings: dict, variables: Mapping) -> None:
+    """The ResNets' check: the library's settings and every layer they make."""
     settings = {**_resnet_defaults(), **network_settings}
     kind = settings.pop(_KIND_KEY, networks.DEFAULT_KIND)
-    if kind not in EXPORTABLE:
-        raise ValueError(
-            f"ONNX export writes only the network kinds {', '.join(EXPORTABLE)}; network kind "
-            f"{kind!r} has no ONNX writer (add one beside alphazero_jax/play/onnx_network.py "
-            "to export it)."
-        )
     unknown = sorted(set(settings) - set(_resnet_defaults()))
     missing = [name for name in _expected_layers(kind, settings) if name not in variables["params"]]
     problems = [f"settings it does not know ({', '.join(unknown)})"] if unknown else []
@@ -89,7 +124,7 @@ def network_to_onnx(
       network_settings: its settings as ``make_network`` took them (a run's
         ``config.network``): ``kind``, ``blocks``, ``activation``, ``normalization``, ...
       game: the game it plays: its observation shape ``(H, W, C)``, its number of actions
-        ``A`` and, for ``"resnet_any_size"``, its action layout (``any_size.LAYOUTS``).
+        ``A`` and, for ``"resnet_any_size"``, its record's action layout.
       name: the graph's name.
 
     Returns:
@@ -97,8 +132,9 @@ def network_to_onnx(
       float32[B, A] and ``value`` float32[B] (B is free).
 
     Raises:
-      ValueError: the network is not one of ``EXPORTABLE`` (``check_exportable``), or a
-        ``"resnet_any_size"`` network of a game without an action layout; one line.
+      ValueError: a network kind without a writer, one its writer refuses
+        (``check_exportable``), or a ``"resnet_any_size"`` network of a game without an
+        action layout; one line.
     """
     import onnx
     from onnx import TensorProto, helper
@@ -106,22 +142,10 @@ def network_to_onnx(
     check_exportable(network_settings, variables)
     settings = {**_resnet_defaults(), **network_settings}
     kind = settings.get(_KIND_KEY, networks.DEFAULT_KIND)
-    layout = None if kind == "resnet" else _layout_of(game)
     height, width, planes = tuple(game.observation_shape)
-    params = _numpy(variables["params"])
-    stats = _numpy(variables.get("batch_stats", {}))
-    graph = _Graph(settings, params, stats)
+    graph = _Graph(settings, _numpy(variables["params"]), _numpy(variables.get("batch_stats", {})))
     observations = graph.op("Transpose", [INPUT], perm=[0, 3, 1, 2])  # NHWC -> NCHW
-    x = graph.act(graph.conv_norm(observations, "stem_conv", "stem_norm", params, stats))
-    for index in range(int(settings["blocks"])):
-        block_params, block_stats = params[f"block_{index}"], stats.get(f"block_{index}", {})
-        y = graph.act(graph.conv_norm(x, "conv_0", "norm_0", block_params, block_stats))
-        y = graph.conv_norm(y, "conv_1", "norm_1", block_params, block_stats)
-        x = graph.act(graph.op("Add", [x, y]))
-    if layout is None:
-        _resnet_heads(graph, x)
-    else:
-        _any_size_heads(graph, x, observations, layout, (height, width))
+    plugs.ONNX_WRITERS.get(kind).fn(graph, observations, settings, game)
 
     inputs = [helper.make_tensor_value_info(INPUT, TensorProto.FLOAT, ["B", height, width, planes])]
     outputs = [
@@ -138,8 +162,21 @@ def network_to_onnx(
     return model
 
 
-def _resnet_heads(graph: _Graph, x: str) -> None:
-    """The ``"resnet"`` kind's heads: flattened 1x1 convolutions and dense layers."""
+def _trunk(graph: _Graph, observations: str, settings: dict) -> str:
+    """The ResNets' stem and residual blocks, on the NCHW ``observations``."""
+    params, stats = graph.params, graph.stats
+    x = graph.act(graph.conv_norm(observations, "stem_conv", "stem_norm", params, stats))
+    for index in range(int(settings["blocks"])):
+        block_params, block_stats = params[f"block_{index}"], stats.get(f"block_{index}", {})
+        y = graph.act(graph.conv_norm(x, "conv_0", "norm_0", block_params, block_stats))
+        y = graph.conv_norm(y, "conv_1", "norm_1", block_params, block_stats)
+        x = graph.act(graph.op("Add", [x, y]))
+    return x
+
+
+def _write_resnet(graph: _Graph, observations: str, settings: dict, game: Game) -> None:
+    """The ``"resnet"`` kind: its trunk, then flattened 1x1 convolutions and dense layers."""
+    x = _trunk(graph, observations, settings)
     params, stats = graph.params, graph.stats
     p = graph.act(graph.conv_norm(x, "policy_conv", "policy_norm", params, stats))
     graph.dense(graph.flatten(p), "policy_dense", output=LOGITS)
@@ -148,55 +185,72 @@ def _resnet_heads(graph: _Graph, x: str) -> None:
     graph.value(graph.dense(v, "value_dense"))
 
 
-def _layout_of(game: Game) -> str:
-    layout = any_size.LAYOUTS.get(game.name)
-    if layout is None:
+def _write_any_size(graph: _Graph, observations: str, settings: dict, game: Game) -> None:
+    """The ``"resnet_any_size"`` kind (``networks.any_size._AnySizeResNet``): its trunk, the
+    policy head of the game's action layout and the pooled value head; ``observations`` is
+    the NCHW input (Quoridor reads plane 0)."""
+    layout = any_size.layout_of(game).name
+    if layout not in _LAYOUT_HEADS:
         raise ValueError(
-            f"ONNX export of a 'resnet_any_size' network needs the action layout of "
-            f"{game.name!r}, which has none (networks.any_size.register_layout)."
+            f"ONNX export of a 'resnet_any_size' network writes the action layouts "
+            f"{', '.join(_LAYOUT_HEADS)}; {game.name!r}'s layout {layout!r} "
+            f"({plugs.ACTION_LAYOUTS.module_of(layout)}) has no writer."
         )
-    return layout
-
-
-def _any_size_heads(graph: _Graph, x: str, observations: str, layout: str, board: tuple) -> None:
-    """The ``"resnet_any_size"`` kind's heads (``networks.any_size._AnySizeResNet``), on the
-    NCHW trunk ``x``; ``observations`` is the NCHW input (Quoridor reads plane 0)."""
-    height, width = board
+    height, width = tuple(game.observation_shape)[:2]
+    x = _trunk(graph, observations, settings)
     h = graph.features(x, "policy")  # [B, C, H, W]
-    if layout in ("cells", "cells_and_pass"):
-        cells = graph.flatten(graph.per_cell(h, "policy_cell"))  # [B, H * W]
-        if layout == "cells":
-            graph.op("Identity", [cells], out=LOGITS)
-        else:
-            passing = graph.dense(graph.pooled(h, [2, 3], height * width), "policy_pass")
-            graph.op("Concat", [cells, passing], out=LOGITS, axis=1)
-    elif layout == "columns":
-        column = graph.pooled(h, [2], height)  # [B, 2C, W]
-        column = graph.op("Transpose", [column], perm=[0, 2, 1])  # [B, W, 2C]
-        logits = graph.dense(column, "policy_column", matmul=True)  # [B, W, 1]
-        graph.reshape(logits, [-1, width], out=LOGITS)
-    else:  # quoridor: the pawn moves, then the walls (horizontal grooves, then vertical)
-        pawn = graph.op(
-            "Slice",
-            [
-                observations,
-                graph.constant("first", np.array([0], np.int64)),
-                graph.constant("second", np.array([1], np.int64)),
-                graph.constant("channel_axis", np.array([1], np.int64)),
-            ],
-        )  # [B, 1, H, W]: the mover's pawn
-        under = graph.op(
-            "ReduceSum",
-            [graph.op("Mul", [h, pawn]), graph.constant("board_axes", np.array([2, 3], np.int64))],
-            keepdims=0,
-        )  # [B, C]
-        pooled = graph.pooled(h, [2, 3], height * width)
-        moves = graph.dense(graph.op("Concat", [under, pooled], axis=1), "policy_pawn")
-        walls = graph.conv(h, "policy_walls", padding=0)  # [B, 2, H - 1, W - 1]
-        graph.op("Concat", [moves, graph.flatten_nchw(walls)], out=LOGITS, axis=1)
+    _LAYOUT_HEADS[layout](graph, h, observations, (height, width))
     v = graph.pooled(graph.features(x, "value"), [2, 3], height * width)
     v = graph.act(graph.dense(v, "value_hidden"))
     graph.value(graph.dense(v, "value_dense"))
+
+
+def _cells_head(graph: _Graph, h: str, observations: str, board: tuple) -> None:
+    graph.op("Identity", [graph.flatten(graph.per_cell(h, "policy_cell"))], out=LOGITS)
+
+
+def _cells_and_pass_head(graph: _Graph, h: str, observations: str, board: tuple) -> None:
+    cells = graph.flatten(graph.per_cell(h, "policy_cell"))  # [B, H * W]
+    passing = graph.dense(graph.pooled(h, [2, 3], board[0] * board[1]), "policy_pass")
+    graph.op("Concat", [cells, passing], out=LOGITS, axis=1)
+
+
+def _columns_head(graph: _Graph, h: str, observations: str, board: tuple) -> None:
+    column = graph.pooled(h, [2], board[0])  # [B, 2C, W]
+    column = graph.op("Transpose", [column], perm=[0, 2, 1])  # [B, W, 2C]
+    logits = graph.dense(column, "policy_column", matmul=True)  # [B, W, 1]
+    graph.reshape(logits, [-1, board[1]], out=LOGITS)
+
+
+def _quoridor_head(graph: _Graph, h: str, observations: str, board: tuple) -> None:
+    """The pawn moves, then the walls (horizontal grooves, then vertical)."""
+    pawn = graph.op(
+        "Slice",
+        [
+            observations,
+            graph.constant("first", np.array([0], np.int64)),
+            graph.constant("second", np.array([1], np.int64)),
+            graph.constant("channel_axis", np.array([1], np.int64)),
+        ],
+    )  # [B, 1, H, W]: the mover's pawn
+    under = graph.op(
+        "ReduceSum",
+        [graph.op("Mul", [h, pawn]), graph.constant("board_axes", np.array([2, 3], np.int64))],
+        keepdims=0,
+    )  # [B, C]
+    pooled = graph.pooled(h, [2, 3], board[0] * board[1])
+    moves = graph.dense(graph.op("Concat", [under, pooled], axis=1), "policy_pawn")
+    walls = graph.conv(h, "policy_walls", padding=0)  # [B, 2, H - 1, W - 1]
+    graph.op("Concat", [moves, graph.flatten_nchw(walls)], out=LOGITS, axis=1)
+
+
+# The policy heads of resnet_any_size's action layouts (networks.any_size), by layout.
+_LAYOUT_HEADS = {
+    "cells": _cells_head,
+    "cells_and_pass": _cells_and_pass_head,
+    "columns": _columns_head,
+    "quoridor": _quoridor_head,
+}
 
 
 def _resnet_defaults() -> dict:
@@ -313,3 +367,7 @@ class _Graph:
         if matmul:
             return self.op("Add", [self.op("MatMul", [x, weight]), bias], out=output)
         return self.op("Gemm", [x, weight, bias], out=output)
+
+
+register("resnet", _write_resnet, check=_check_resnet)
+register("resnet_any_size", _write_any_size, check=_check_resnet)

@@ -24,10 +24,12 @@ import dataclasses
 from alphazero_jax import agents
 from alphazero_jax.play import batching
 
-# The agents a server may play, strongest first: the interactive ones of ``agents.KINDS``
-# (no file of the user's, a move within seconds); ``ServerConfig.agent_kinds`` picks some.
-# The page offers them in this order and picks the first one usable at the chosen settings.
-AGENT_KINDS = tuple(kind for kind in reversed(agents.KINDS) if kind.interactive)
+
+def interactive_kinds() -> tuple[agents.AgentKind, ...]:
+    """The agents a server may play, strongest first: the interactive registered kinds (no
+    file of the user's, a move within seconds); ``ServerConfig.agent_kinds`` picks some. The
+    page offers them in this order and picks the first one usable at the chosen settings."""
+    return tuple(kind for kind in reversed(agents.kinds()) if kind.interactive)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,7 +64,7 @@ class ServerConfig:
       header_seconds: a request's headers that have not arrived in this time (after the
         connection opened, or the answer before) get 408 and the connection closes
         (``connections.py``: uvicorn alone never times them out; ``uvicorn_options``).
-      agent_kinds: the kinds of ``AGENT_KINDS`` the server plays (e.g. ``("random",
+      agent_kinds: the kinds of ``interactive_kinds()`` the server plays (e.g. ``("random",
         "greedy")``); None: every one.
       compile_wait: seconds a request waits for its agent's first compile, or for its
         client's turn to have a new agent built; past them it is refused with 429 and
@@ -114,6 +116,6 @@ class ServerConfig:
                 "Expected new_agents_per_minute > 0 (or None) and new_agents_burst >= 1, got "
                 f"{rate}, {burst}."
             )
-        known = [kind.kind for kind in AGENT_KINDS]
+        known = [kind.kind for kind in interactive_kinds()]
         if self.agent_kinds is not None and not set(self.agent_kinds) <= set(known):
             raise ValueError(f"agent_kinds: expected some of {known}, got {self.agent_kinds!r}.")

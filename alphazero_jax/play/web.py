@@ -3,7 +3,7 @@
 The server is modules with one job each; import what you use from the one that owns it:
 
 - ``server_config``: what a server may hold and do (``ServerConfig``), the agent kinds it
-  may play (``AGENT_KINDS``);
+  may play (``interactive_kinds()``);
 - ``catalogue``: its games, agents and strengths (``GET /api/games``) and the check of a
   request's agent (``served_spec``, ``BadRequest``);
 - ``verdicts``: the Connect Four solver's verdicts, on a thread of their own;

@@ -8,7 +8,9 @@ A bundle is two files named by the agent's key (``pretrained.key_of``):
   search as the agent plays it (``search.search_settings(..., play=True)``: no root noise,
   ``play_c_puct`` as PUCT's constant, ``play_value_scale`` as Gumbel's sigma scale), with
   how the move is read from it (``choice``: the most visited move for PUCT, sequential
-  halving's choice for Gumbel).
+  halving's choice for Gumbel). The page's search is the one the run's policy registered
+  as its ``page`` (``search.register``); a policy that registered none is refused in one
+  line, since the page could not play it as JAX does.
 
 ``write_page_agents`` writes a bundle per agent and ``agents.json``, the page's list of them.
 """
@@ -21,13 +23,14 @@ from collections.abc import Iterable
 
 import jax
 
-from alphazero_jax import games, networks, runs, search
+from alphazero_jax import games, networks, plugs, runs, search
 from alphazero_jax.agents import pretrained
 from alphazero_jax.play import onnx_network
 
 FORMAT = 2  # the bundle JSON's version; the page refuses another (2: Gumbel's sigma settings)
 INDEX_FILE = "agents.json"
-CHOICES = {"puct": "most_visited", "gumbel": "sequential_halving"}
+# The offline page's own searches (play/static/offline/search.js), each with its move rule.
+PAGE_SEARCHES = {"puct": "most_visited", "gumbel": "sequential_halving"}
 _SEARCH_KEYS = (
     "policy",
     "num_simulations",
@@ -48,13 +51,22 @@ def describe(run: runs.RestoredNetwork, *, num_simulations: int | None = None) -
       run: the network and the config it was trained with.
       num_simulations: simulations per move (None: the run's own).
     """
+    policy = search.policies.get(run.config.search.policy)
+    if policy.page not in PAGE_SEARCHES:
+        raise ValueError(
+            f"{plugs.SEARCH_POLICIES.describe(policy.name)} has no search on the offline "
+            f"page (it registered page={policy.page!r}; the page plays "
+            f"{', '.join(PAGE_SEARCHES)}), so the page cannot play this run as JAX does; "
+            "play it with alphazero-serve or alphazero-play."
+        )
     # A key the run's config predates (a Gumbel setting added since) has its factory's default.
     defaults = {
         key: value
-        for name in search.POLICIES
+        for name in PAGE_SEARCHES
         for key, value in search.policies.settings_of(name).items()
     }
     settings = search.search_settings({**defaults, **run.config.search.to_dict()}, play=True)
+    settings["policy"] = policy.page
     if num_simulations is not None:
         settings["num_simulations"] = num_simulations
     game = run.game
@@ -72,7 +84,7 @@ def describe(run: runs.RestoredNetwork, *, num_simulations: int | None = None) -
             "iteration": run.iteration,
         },
         "search": {key: settings[key] for key in _SEARCH_KEYS},
-        "choice": CHOICES[settings["policy"]],
+        "choice": PAGE_SEARCHES[policy.page],
     }
 
 
@@ -83,7 +95,8 @@ def write_bundle(
     with the two files' sizes in bytes added (``onnx_bytes``, ``json_bytes``).
 
     Raises:
-      ValueError: the network has no ONNX writer (``onnx_network.check_exportable``).
+      ValueError: the network has no ONNX writer (``onnx_network.check_exportable``), or
+        the run's search policy has no search on the page (``describe``); one line.
     """
     folder.mkdir(parents=True, exist_ok=True)
     described = describe(run, num_simulations=num_simulations)

@@ -24,7 +24,6 @@ from __future__ import annotations
 from alphazero_jax.search import forced_playouts, policies
 from alphazero_jax.search.choice import choose_action, uniform_choice
 from alphazero_jax.search.mctx_search import (
-    POLICIES,
     check_simulations,
     make_gumbel,
     make_puct,
@@ -40,7 +39,6 @@ from alphazero_jax.search.mctx_search import (
 from alphazero_jax.search.policies import SearchFn, SearchPolicy, register
 
 __all__ = [
-    "POLICIES",
     "SearchFn",
     "SearchPolicy",
     "check_simulations",

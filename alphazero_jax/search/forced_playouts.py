@@ -14,7 +14,9 @@ Wu (2019) measures the two together worth 1.25x less self-play to the same stren
 With the root noise off (``dirichlet_fraction = 0``: agents and evaluations play) nothing
 is forced and the search is ``puct``'s, its target the pruned visits. The move rule is
 PUCT's (``choose_by_visits``): sampled from the target in the opening plies, else the
-most weighted move.
+most weighted move. So a trained network plays under it move for move as under ``puct``
+(pruning never lowers the most visited move), and the offline page plays its runs with its
+PUCT search (``page="puct"``).
 """
 
 from __future__ import annotations
@@ -194,4 +196,4 @@ def make_puct_forced(
     return run
 
 
-policies.register("puct_forced", make_puct_forced, choose=policies.choose_by_visits)
+policies.register("puct_forced", make_puct_forced, choose=policies.choose_by_visits, page="puct")

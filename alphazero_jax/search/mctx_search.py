@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import mctx
 
-from alphazero_jax import memory
+from alphazero_jax import memory, plugs
 from alphazero_jax.search import policies
 from alphazero_jax.search.policies import SearchFn
 from alphazero_jax.types import Array, Game, State
@@ -184,8 +184,7 @@ def make_search(game: Game, apply_fn: Callable, *, policy: str = "puct", **setti
     """
     factory = policies.get(policy).make
     accepted = policies.settings_of(policy)
-    built_in = {key for name in POLICIES for key in policies.settings_of(name)}
-    unknown = sorted(set(settings) - set(accepted) - built_in)
+    unknown = sorted(set(settings) - set(accepted) - built_in_settings())
     if unknown:
         described = ", ".join(f"{k}={v!r}" for k, v in accepted.items())
         raise ValueError(
@@ -325,9 +324,20 @@ def _mctx_search(
     return search
 
 
-policies.register("puct", make_puct, choose=policies.choose_by_visits)
-policies.register("gumbel", make_gumbel, choose=policies.choose_by_halving)
-POLICIES = ("puct", "gumbel")  # the built-in policies
+policies.register("puct", make_puct, choose=policies.choose_by_visits, page="puct")
+policies.register("gumbel", make_gumbel, choose=policies.choose_by_halving, page="gumbel")
+
+
+def built_in_settings() -> set[str]:
+    """The settings of every built-in search policy: a run's ``config.search`` holds them
+    all, whichever policy it chose."""
+    registry = plugs.SEARCH_POLICIES
+    return {
+        key
+        for name in registry.available()
+        if registry.is_built_in(name)
+        for key in policies.settings_of(name)
+    }
 
 
 def root_value(output: mctx.PolicyOutput) -> Array:

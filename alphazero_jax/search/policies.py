@@ -1,4 +1,4 @@
-"""The search policies: a registry with the shape of ``games.register``.
+"""The search policies: ``plugs.SEARCH_POLICIES``, a registry like every plug point's.
 
 A search policy is a name, a factory and a move rule. The factory builds the batched
 search of a game and a network::
@@ -11,7 +11,9 @@ where ``SearchFn`` is ``search(variables, key, states[B]) -> mctx.PolicyOutput``
 with its own root and interior action selection, the root and recurrent functions of
 ``search.make_root_fn`` / ``search.make_recurrent_fn``. The move rule reads the move to
 play from that output (``choose``). PUCT and Gumbel (``mctx_search``) are registered the
-same way; a run names its policy by ``config.search.policy``.
+same way; a run names its policy by ``config.search.policy``. A policy that the offline page's
+search plays move for move as JAX does says which (``page``); the page export refuses any
+other in one line.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import jax
 import jax.numpy as jnp
 import mctx
 
+from alphazero_jax import plugs
+from alphazero_jax.registry import module_of
 from alphazero_jax.types import Array, State
 
 SearchFn = Callable[[dict, Array, State], mctx.PolicyOutput]
@@ -42,17 +46,22 @@ def choose_by_visits(output: mctx.PolicyOutput, key: Array, sample: Array) -> Ar
 
 
 class SearchPolicy(NamedTuple):
-    """A registered search policy: its factory and how a move is read from its output."""
+    """A registered search policy: its factory, how a move is read from its output, and the
+    offline page's search that plays it as JAX does (None: none does)."""
 
     name: str
     make: Callable[..., SearchFn]
     choose: ChooseFn
+    page: str | None = None
 
 
-_POLICIES: dict[str, SearchPolicy] = {}
-
-
-def register(name: str, make: Callable[..., SearchFn], *, choose: ChooseFn = choose_by_visits):
+def register(
+    name: str,
+    make: Callable[..., SearchFn],
+    *,
+    choose: ChooseFn = choose_by_visits,
+    page: str | None = None,
+):
     """Adds a search policy, so that ``search.make_search(policy=name)`` and training configs
     (``config.search.policy = name``) use it.
 
@@ -64,30 +73,27 @@ def register(name: str, make: Callable[..., SearchFn], *, choose: ChooseFn = cho
       choose: ``choose(output, key, sample) -> int32[B]``, the move to play, sampled where
         ``sample`` (bool[B]: the opening plies of self-play) is set; by default mctx's
         ``action`` there and the most weighted move elsewhere.
+      page: the offline page's search (``"puct"`` or ``"gumbel"``, play/static/offline/
+        search.js) that plays this policy move for move as JAX does, with the same settings;
+        None (a rule of one's own): the page export refuses its runs in one line.
 
     Raises:
       ValueError: a name taken by another factory, not an identifier, or a factory that
         lacks one of the common settings.
     """
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"A search policy's name must be an identifier, got {name!r}.")
-    if name in _POLICIES and _POLICIES[name].make is not make:
-        raise ValueError(
-            f"The search policy {name!r} is taken by {_POLICIES[name].make.__module__}; "
-            "choose another."
-        )
     missing = [key for key in COMMON if key not in _keywords(make)]
     if missing:
         raise ValueError(
             f"Search policy {name!r}: its factory must take the keyword settings "
             f"{', '.join(COMMON)}; it lacks {', '.join(missing)}."
         )
-    _POLICIES[name] = SearchPolicy(name, make, choose)
+    entry = SearchPolicy(name, make, choose, page)
+    plugs.SEARCH_POLICIES.register(name, entry, module=module_of(make))
 
 
 def available() -> tuple[str, ...]:
     """The registered search policies, sorted."""
-    return tuple(sorted(_POLICIES))
+    return plugs.SEARCH_POLICIES.available()
 
 
 def get(name: str) -> SearchPolicy:
@@ -96,13 +102,7 @@ def get(name: str) -> SearchPolicy:
     Raises:
       ValueError: for a name nobody registered; the message lists those registered.
     """
-    if name not in _POLICIES:
-        raise ValueError(
-            f"Unknown search policy {name!r}; registered: {', '.join(available())}. A policy of "
-            "one's own is registered by search.register in a module imported first (a run's "
-            "config.imports)."
-        )
-    return _POLICIES[name]
+    return plugs.SEARCH_POLICIES.get(name)
 
 
 def settings_of(name: str) -> dict[str, Any]:

@@ -201,8 +201,8 @@ def loss_fn(
     target_value = jnp.asarray(batch.value, jnp.float32)
     _check_targets(logits, value, jnp.asarray(batch.policy), target_value)
 
-    terms = {name: losses.get(name) for name in (*losses.BUILT_IN, *dict(aux_weights))}
-    values = {name: term.fn(output, batch) for name, term in terms.items()}
+    terms = {name: losses.get(name) for name in ("policy", "value", *dict(aux_weights))}
+    values = {name: losses.evaluate(term, output, batch) for name, term in terms.items()}
     l2 = _kernel_l2(params)
     loss = value_weight * values["value"] + values["policy"] + l2_weight * l2
     for name, weight in aux_weights:

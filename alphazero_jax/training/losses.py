@@ -1,5 +1,5 @@
-"""Loss terms: a registry of functions of the network's outputs and the sampled targets,
-with the shape of ``games.register``.
+"""Loss terms: functions of the network's outputs and the sampled targets, registered in
+``plugs.LOSS_TERMS`` like every plug point.
 
 A loss term is ``fn(output, batch) -> float32[]``: ``output`` is the network's
 ``NetworkOutput`` on ``batch.observation`` (its ``logits``, ``value`` and named auxiliary
@@ -27,7 +27,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from alphazero_jax import plugs
 from alphazero_jax.networks import NetworkOutput
+from alphazero_jax.registry import WrongShapes, module_of
 from alphazero_jax.training import targets as targets_lib
 from alphazero_jax.types import Array, Sample
 
@@ -43,6 +45,8 @@ class LossTerm(NamedTuple):
       targets: the targets it reads from ``batch.targets`` (``training.targets``).
       outputs: the network's auxiliary outputs it reads from ``output.aux``.
       metric: the name under which the learner logs it.
+      always: whether every run's loss has it (AlphaZero's ``policy`` and ``value``, weighed
+        by 1 and ``config.learner.value_weight``); the others by ``aux_weights``.
     """
 
     name: str
@@ -50,9 +54,7 @@ class LossTerm(NamedTuple):
     targets: tuple[str, ...]
     outputs: tuple[str, ...]
     metric: str
-
-
-_TERMS: dict[str, LossTerm] = {}
+    always: bool = False
 
 
 def register(
@@ -62,6 +64,7 @@ def register(
     targets: tuple[str, ...] = (),
     outputs: tuple[str, ...] = (),
     metric: str | None = None,
+    always: bool = False,
 ) -> None:
     """Adds a loss term, so that ``config.learner.aux_weights = {name: weight}`` trains on it.
 
@@ -73,34 +76,45 @@ def register(
       outputs: the auxiliary outputs it reads in ``output.aux``; a run whose network does
         not produce them is refused before it starts.
       metric: the name it is logged under; ``<name>_loss`` by default.
+      always: in every run's loss (the library's ``policy`` and ``value``); a term of one's
+        own is weighed by ``config.learner.aux_weights``.
 
     Raises:
       ValueError: a name taken by another function or not an identifier, or an
         unregistered target.
     """
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"A loss term's name must be an identifier, got {name!r}.")
-    if name in _TERMS and _TERMS[name].fn is not fn:
-        raise ValueError(f"The loss term {name!r} is taken by {_TERMS[name].fn.__module__}.")
     for target in targets:
         targets_lib.get(target)
-    _TERMS[name] = LossTerm(name, fn, tuple(targets), tuple(outputs), metric or f"{name}_loss")
+    term = LossTerm(
+        name, fn, tuple(targets), tuple(outputs), metric or f"{name}_loss", bool(always)
+    )
+    plugs.LOSS_TERMS.register(name, term, module=module_of(fn))
 
 
 def available() -> tuple[str, ...]:
     """The registered loss terms, sorted."""
-    return tuple(sorted(_TERMS))
+    return plugs.LOSS_TERMS.available()
 
 
 def get(name: str) -> LossTerm:
     """The registered term ``name``; ValueError listing the registered ones if none."""
-    if name not in _TERMS:
-        raise ValueError(
-            f"Unknown loss term {name!r}; registered: {', '.join(available())}. A term of one's "
-            "own is registered by training.losses.register in a module imported first (a "
-            "run's config.imports)."
+    return plugs.LOSS_TERMS.get(name)
+
+
+def evaluate(term: LossTerm, output: NetworkOutput, batch: Sample) -> Array:
+    """float32[]: the term on a batch.
+
+    Raises:
+      WrongShapes: the term returned anything but one number (while tracing).
+    """
+    value = jnp.asarray(term.fn(output, batch))
+    if value.shape != ():
+        raise WrongShapes(
+            plugs.LOSS_TERMS,
+            f"expected one number, float32[] (the batch's mean), got shape {list(value.shape)}.",
+            name=term.name,
         )
-    return _TERMS[name]
+    return value
 
 
 def targets_of(names) -> tuple[str, ...]:
@@ -137,13 +151,12 @@ def reply_loss(output: NetworkOutput, batch: Sample) -> Array:
 def score_loss(output: NetworkOutput, batch: Sample) -> Array:
     """The final score (Wu (2019)): the mean squared error of the network's ``aux["score"]``
     (the ResNet's ``score_head``) against the game's final score from the mover's view
-    (the target ``final_score``, ``training.scores``)."""
+    (the target ``final_score``: the game record's ``score``)."""
     score = output.aux["score"].astype(jnp.float32)
     return jnp.mean(jnp.square(score - batch.targets["final_score"].astype(jnp.float32)))
 
 
-register("policy", policy_loss, metric="policy_loss")
-register("value", value_loss, metric="value_loss")
-BUILT_IN = ("policy", "value")  # always in the loss: weights 1 and config.learner.value_weight
+register("policy", policy_loss, metric="policy_loss", always=True)
+register("value", value_loss, metric="value_loss", always=True)
 register("reply", reply_loss, targets=("reply_policy",), outputs=("reply",))
 register("score", score_loss, targets=("final_score",), outputs=("score",))

@@ -36,7 +36,7 @@ class RunEvaluation:
       every: iterations between evaluations.
       num_past: earlier evaluated networks kept as opponents.
       gating: ``(rule, threshold, games)``; rule ``"none"`` turns gating off, threshold 0
-        is the rule's own (``evaluator.gating_threshold``).
+        is the rule's own (``gating.gating_threshold``).
       seed: evaluation randomness (the same seed replays the same games).
     """
 
@@ -57,7 +57,7 @@ class RunEvaluation:
         self._num_past = num_past
         self._rule, threshold, self._gating_games = gating
         if self._rule != "none":  # 0: the rule's own threshold
-            threshold = evaluator.gating_threshold(self._rule, threshold)
+            threshold = gating.gating_threshold(self._rule, threshold)
         self._threshold = threshold
         self._key = jax.random.key(seed)
         template = jax.device_get(initial_variables)

@@ -1,5 +1,5 @@
-"""Training targets beyond the policy and the value: a registry of functions of a
-self-play ``Trajectory``, with the shape of ``games.register``.
+"""Training targets beyond the policy and the value: functions of a self-play
+``Trajectory``, registered in ``plugs.TARGETS`` like every plug point.
 
 A target is computed from the trajectory of one self-play call (``[T, B]``, games restarting
 in their slots), stored beside each position in the replay memory when a loss term of the
@@ -14,9 +14,11 @@ Built in:
   at a game's last position, where there is no reply;
 - ``plies_to_end``: the moves from the position to its game's end, the move played there
   included (1 at a game's last position), a score-like target;
-- ``final_score``: the game's final score (``training.scores``: Othello's disc difference,
-  Quoridor's path-length race, ...) from the position's mover's view, a score-like target
-  as Wu (2019) trains KataGo's; self-play records it only when given the game's score.
+- ``final_score``: the game's final score (its record's ``score``: Othello's disc
+  difference, Quoridor's path-length race, ...) from the position's mover's view, a
+  score-like target as Wu (2019) trains KataGo's. It declares what self-play records for it
+  (``records``: the game's score of each position after its move), so self-play records it
+  only for the runs that train on it.
 """
 
 from __future__ import annotations
@@ -27,21 +29,29 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from alphazero_jax.types import Array, Trajectory
+from alphazero_jax import games, plugs
+from alphazero_jax.registry import WrongShapes, module_of
+from alphazero_jax.types import Array, Game, State, Trajectory
 
 
 class Target(NamedTuple):
-    """A registered target: ``fn(trajectory) -> float32[T, B]`` or ``[T, B, A]``."""
+    """A registered target: ``fn(trajectory) -> float32[T, B]`` or ``[T, B, A]``; with
+    ``records``, ``records(game) -> fn(state) -> float32[]``, what self-play records of each
+    state after its move for it (``Trajectory.score``)."""
 
     name: str
     fn: Callable[[Trajectory], Array]
     over_actions: bool
+    records: Callable[[Game], Callable[[State], Array]] | None = None
 
 
-_TARGETS: dict[str, Target] = {}
-
-
-def register(name: str, fn: Callable[[Trajectory], Array], *, over_actions: bool = False):
+def register(
+    name: str,
+    fn: Callable[[Trajectory], Array],
+    *,
+    over_actions: bool = False,
+    records: Callable[[Game], Callable[[State], Array]] | None = None,
+):
     """Adds a target that loss terms may read (``losses.register(..., targets=(name,))``).
 
     Args:
@@ -50,30 +60,42 @@ def register(name: str, fn: Callable[[Trajectory], Array], *, over_actions: bool
         pure and jittable; only its values at valid positions are stored.
       over_actions: whether its last axis runs over the actions (a distribution, say), to
         be permuted with the board under symmetry augmentation.
+      records: ``records(game) -> fn(state) -> float32[]``: a number of each state after
+        its move that self-play records (``Trajectory.score``) for ``fn`` to read; None:
+        ``fn`` reads what every trajectory holds.
 
     Raises:
       ValueError: a name taken by another function, or not an identifier.
     """
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"A target's name must be an identifier, got {name!r}.")
-    if name in _TARGETS and _TARGETS[name].fn is not fn:
-        raise ValueError(f"The target {name!r} is taken by {_TARGETS[name].fn.__module__}.")
-    _TARGETS[name] = Target(name, fn, bool(over_actions))
+    entry = Target(name, fn, bool(over_actions), records)
+    plugs.TARGETS.register(name, entry, module=module_of(fn))
 
 
 def available() -> tuple[str, ...]:
     """The registered targets, sorted."""
-    return tuple(sorted(_TARGETS))
+    return plugs.TARGETS.available()
 
 
 def get(name: str) -> Target:
     """The registered target ``name``; ValueError listing the registered ones if none."""
-    if name not in _TARGETS:
+    return plugs.TARGETS.get(name)
+
+
+def recorder(names, game: Game) -> Callable[[State], Array] | None:
+    """What self-play records of each state after its move for the targets ``names``: the
+    ``records`` of the one that declares it (None: none does).
+
+    Raises:
+      ValueError: two targets that each declare one, or the record's own refusal (a game
+        without a score, for ``final_score``); one line.
+    """
+    declared = [get(name) for name in names if get(name).records is not None]
+    if len(declared) > 1:
         raise ValueError(
-            f"Unknown target {name!r}; registered: {', '.join(available())}. A target of one's "
-            "own is registered by training.targets.register."
+            f"The targets {', '.join(t.name for t in declared)} each record a number of every "
+            "state in self-play; expected one at most (Trajectory.score holds one)."
         )
-    return _TARGETS[name]
+    return declared[0].records(game) if declared else None
 
 
 def shapes(names, num_actions: int) -> dict[str, tuple[int, ...]]:
@@ -82,8 +104,27 @@ def shapes(names, num_actions: int) -> dict[str, tuple[int, ...]]:
 
 
 def compute(trajectory: Trajectory, names) -> dict[str, Array]:
-    """The targets ``names`` of ``trajectory``, float32[T, B, ...] each."""
-    return {name: jnp.asarray(get(name).fn(trajectory), jnp.float32) for name in names}
+    """The targets ``names`` of ``trajectory``, float32[T, B, ...] each.
+
+    Raises:
+      WrongShapes: a target of other shapes than ``[T, B]`` (``[T, B, A]`` over the
+        actions), while tracing.
+    """
+    computed = {}
+    for name in names:
+        value = jnp.asarray(get(name).fn(trajectory), jnp.float32)
+        expected = tuple(
+            trajectory.policy.shape if get(name).over_actions else trajectory.valid.shape
+        )
+        if value.shape != expected:
+            raise WrongShapes(
+                plugs.TARGETS,
+                f"expected {list(expected)} ([T, B]{', A' if get(name).over_actions else ''}), "
+                f"got {list(value.shape)}.",
+                name=name,
+            )
+        computed[name] = value
+    return computed
 
 
 def reply_policy(trajectory: Trajectory) -> Array:
@@ -112,13 +153,13 @@ def plies_to_end(trajectory: Trajectory) -> Array:
 
 def final_score(trajectory: Trajectory) -> Array:
     """float32[T, B]: the score of each position's game where it ends, from the
-    position's mover's view (``training.scores``); positions of a game unfinished within
-    the trajectory get 0 (they are never valid)."""
+    position's mover's view (the game record's ``score``, which self-play records for it);
+    positions of a game unfinished within the trajectory get 0 (they are never valid)."""
     if trajectory.score is None:
         raise ValueError(
             "The target final_score needs each game's score in the trajectory: self-play "
-            "records it when given score_fn=training.scores.make(game) (training does so for "
-            "a run whose loss terms read it)."
+            "records it when given score_fn=games.score_fn(game) (training does so for a run "
+            "whose loss terms read it, targets.recorder)."
         )
 
     def backwards(score, inputs):
@@ -135,4 +176,4 @@ def final_score(trajectory: Trajectory) -> Array:
 
 register("reply_policy", reply_policy, over_actions=True)
 register("plies_to_end", plies_to_end)
-register("final_score", final_score)
+register("final_score", final_score, records=games.score_fn)

@@ -27,10 +27,10 @@ import ml_collections
 from alphazero_jax import agents, checkpoints, games, runs
 from alphazero_jax.agents import td_agent
 from alphazero_jax.configs import settings
+from alphazero_jax.configs.rules import ConfigError
 from alphazero_jax.evaluation import arena
 from alphazero_jax.search import td_table, tdmcts, tdmcts_run
 from alphazero_jax.training import plots, run_logging
-from alphazero_jax.training.config_schema import ConfigError
 from alphazero_jax.types import Agent, Game
 
 PLOT_FILE = "tdmcts.png"

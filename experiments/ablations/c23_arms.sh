@@ -63,7 +63,7 @@
 #   and close, and self-play from 0-2-ply starts sees mostly the openings its own sampled
 #   policy favours. The opening's plies are searched but not kept (training.selfplay), so
 #   the arms keep about 1 and 3 fewer positions a game. The same 180 iterations.
-# - `lean64_early`: a budget by ply (training.selfplay, `selfplay.early_slots`): each move
+# - `lean64_early`: a budget by ply (training.budgets.by_ply, `budget.kind=by_ply`): each move
 #   the 16 of the 64 slots whose games are the youngest are searched with 64 simulations,
 #   the judge's, and the other 48 with 16: the reference's Begin-Hard mistakes are ones
 #   that more search fixes (docs: ablations, "A budget by ply"). 29 network calls a move, the playout cap's, spent by age instead of by
@@ -77,14 +77,15 @@
 
 C23_PRESET="connect_four:playout_cap"
 # The settings that `lean` and the arms built on it share.
-C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) selfplay.full_search_probability=1.0 selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2 learner.updates_per_iteration=32"
+C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) budget.kind=full selfplay.num_sampling_moves=42 opening.kind=random opening.random_plies=2 learner.updates_per_iteration=32"
 C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
 # `lean64_hour`'s, which the arms after it start from.
 C23_HOUR="$C23_LEAN $C23_NET64 num_iterations=180"
+_early="${C23_HOUR/num_iterations=180/num_iterations=120}"  # lean64_early's: fewer, dearer
 C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep lean64_score lean64_reply lean64_open4 lean64_open8 lean64_early lean64_sigma)
 declare -A C23_OVERRIDES=(
-    [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 selfplay.random_opening_plies=2"
-    [openings]="selfplay.random_opening_plies=2"
+    [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 opening.kind=random opening.random_plies=2"
+    [openings]="opening.kind=random opening.random_plies=2"
     [reply]="network.reply_head=True"
     [merge]="replay.merge_duplicates=True"
     [forced]="search.policy=puct_forced"
@@ -101,7 +102,7 @@ declare -A C23_OVERRIDES=(
     [lean64_outcome]="$C23_HOUR selfplay.root_value_weight=0.0"
     [lean64_replay]="$C23_HOUR replay.capacity=400000"
     [lean64_updates16]="${C23_LEAN/updates_per_iteration=32/updates_per_iteration=16} $C23_NET64 num_iterations=220"
-    [lean64_early]="${C23_HOUR/num_iterations=180/num_iterations=120} selfplay.early_slots=16 selfplay.early_simulations=64"
+    [lean64_early]="${_early/budget.kind=full/budget.kind=by_ply} budget.early_slots=16 budget.early_simulations=64"
     [lean64_sigma]="$C23_HOUR search.value_scale=0.2"
     [lean64_deep]="$C23_LEAN network.channels=48 network.blocks=6 network.value_hidden=48 num_iterations=180"
 )
@@ -111,9 +112,9 @@ for _head in score reply; do  # the heads of the screen over `lean64_hour`, at t
     C23_AUX[lean64_$_head]="${C23_AUX[$_head]}"
 done
 for _plies in 4 8; do  # wider random openings over `lean64_hour`
-    C23_OVERRIDES[lean64_open$_plies]="${C23_HOUR/random_opening_plies=2/random_opening_plies=$_plies}"
+    C23_OVERRIDES[lean64_open$_plies]="${C23_HOUR/random_plies=2/random_plies=$_plies}"
 done
-unset _head _plies
+unset _head _plies _early
 
 _c23_check() {
     if [[ -z "${C23_OVERRIDES[$1]+set}" ]]; then

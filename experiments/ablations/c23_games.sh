@@ -43,7 +43,7 @@ case "$GAME" in
 othello)
     PRESET="othello:cpu"
     STAGES="((0,8),(30,16),(75,32))"
-    LEAN64="search.policy=gumbel selfplay.simulation_stages=((0,8),) selfplay.num_sampling_moves=64 selfplay.random_opening_plies=2 $NET64 num_iterations=250"
+    LEAN64="search.policy=gumbel selfplay.simulation_stages=((0,8),) selfplay.num_sampling_moves=64 opening.kind=random opening.random_plies=2 $NET64 num_iterations=250"
     LADDER=(--anchors=greedy:flips,minimax:2,minimax:3,minimax:4)
     ;;
 quoridor)

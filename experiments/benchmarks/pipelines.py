@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from alphazero_jax import networks, search
-from alphazero_jax.training import selfplay
+from alphazero_jax.training import budgets, openings, selfplay
 from alphazero_jax.types import Game
 
 
@@ -30,13 +30,18 @@ def pipeline(game, apply_fn, mesh, *, policy, batch, moves, simulations):
     """Jitted ``play(variables, key)``: ``batch`` games (split over ``mesh``) of ``moves``
     plies each, every move searched by ``policy`` with ``simulations`` and sampled."""
     search_fn = search.make_search(game, apply_fn, policy=policy, num_simulations=simulations)
-    devices = mesh.devices.size
+    batch_size = batch // mesh.devices.size
+    move_search = selfplay.make_move_search(
+        search_fn, policy=policy, num_sampling_moves=moves, with_root_value=False
+    )
+    budget = budgets.full.make_full(
+        lambda n: move_search, num_simulations=simulations, batch_size=batch_size
+    )
     play = selfplay.make_selfplay(
         game,
-        search_fn,
-        policy=policy,
-        batch_size=batch // devices,
+        budget,
+        opening=openings.make("none", game),
+        batch_size=batch_size,
         num_moves=moves,
-        num_sampling_moves=moves,
     )
     return jax.jit(selfplay.shard(play, mesh, "batch"))

@@ -15,7 +15,7 @@ it. The loop's "vs self-play" is the share of self-play's speed that training ke
 
 positions/s counts the positions kept for training (finished games); the searched
 positions (every slot's every move) give network evaluations/s = searched x the network
-calls a move (``train.network_calls_per_move``: the root's and one a simulation of the
+calls a move (``run_selfplay.network_calls_per_move``: the root's and one a simulation of the
 first iteration's search, a playout cap's fast searches counted), and the analytic
 FLOP/s = evaluations/s x the network's FLOPs per evaluation
 (``networks.flops_per_evaluation``, counted from its shapes: XLA's cost analysis misses
@@ -33,7 +33,7 @@ from absl import app, flags
 from alphazero_jax import games, networks
 from alphazero_jax.cli import common as cli
 from alphazero_jax.cli import config_flag
-from alphazero_jax.training import train
+from alphazero_jax.training import run_selfplay, train
 from experiments.benchmarks import common
 
 _CONFIG = config_flag.define("config", "connect_four:cpu")
@@ -80,13 +80,14 @@ def run(*, config, inference_dtypes: tuple[str, ...], rounds: int) -> list[dict]
     game = games.make(config.game.name, **config.game.settings)
     flops = networks.flops_per_evaluation(game, **config.network)
     searched = config.selfplay.batch_size * config.selfplay.num_moves
-    calls = train.network_calls_per_move(config)
-    evaluations = searched * calls
-    functions = {}
+    functions, calls = {}, None
     for dtype in inference_dtypes:
         config.selfplay.inference_dtype = dtype
-        for mode, fn in _modes(train.build(config)).items():
+        components = train.build(config)
+        calls = run_selfplay.network_calls_per_move(components.plan, num_devices=jax.device_count())
+        for mode, fn in _modes(components).items():
             functions[(dtype, mode)] = fn
+    evaluations = searched * calls
     devices = jax.devices()
     print(
         f"jax {jax.__version__}, {len(devices)} x {devices[0].device_kind}; "

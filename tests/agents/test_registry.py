@@ -1,5 +1,6 @@
-"""``agents.KINDS`` is the one source of the agent kinds: the README's table, the flag help,
-``from_spec`` and the play page's catalogue all agree with it."""
+"""``agents.kinds()`` (the registry ``plugs.AGENT_KINDS``) is the one source of the agent
+kinds: the README's table, the flag help, ``from_spec`` and the play page's catalogue all
+agree with it."""
 
 import pathlib
 import subprocess
@@ -19,13 +20,13 @@ AGENTS_PAGE = ROOT / "docs" / "agents.md"  # the spec table, from agents.spec_ta
 
 
 def test_kinds__are_unique_and_their_grammar_starts_with_the_kind():
-    names = [kind.kind for kind in agents.KINDS]
+    names = [kind.kind for kind in agents.kinds()]
     assert len(names) == len(set(names))
-    for kind in agents.KINDS:
+    for kind in agents.kinds():
         assert kind.grammar == kind.kind or kind.grammar.startswith(
             (kind.kind + ":", kind.kind + "[")
         )
-    assert agents.SPECS == tuple(kind.grammar for kind in agents.KINDS)
+    assert agents.specs() == tuple(kind.grammar for kind in agents.kinds())
 
 
 def test_agents_page__holds_the_generated_spec_table():
@@ -34,10 +35,10 @@ def test_agents_page__holds_the_generated_spec_table():
 
 def test_spec_help__names_every_grammar():
     help_text = agents.spec_help()
-    assert all(kind.grammar in help_text for kind in agents.KINDS)
+    assert all(kind.grammar in help_text for kind in agents.kinds())
 
 
-@pytest.mark.parametrize("kind", agents.KINDS, ids=lambda kind: kind.kind)
+@pytest.mark.parametrize("kind", agents.kinds(), ids=lambda kind: kind.kind)
 def test_from_spec__builds_every_kinds_example(kind):
     if kind.example is None:
         pytest.skip(f"every {kind.kind} spec names a file")
@@ -80,7 +81,7 @@ def test_agent_kind_spec__is_the_kind_then_its_strength_or_the_games_default():
 def test_web_catalogue__lists_the_interactive_kinds_of_each_game():
     with TestClient(create_app(ServerConfig())) as client:
         listed = client.get("/api/games").json()["games"]
-    strongest_first = [kind for kind in reversed(agents.KINDS) if kind.interactive]
+    strongest_first = [kind for kind in reversed(agents.kinds()) if kind.interactive]
     for described in listed:
         name = described["name"]
         expected = [kind for kind in strongest_first if kind.plays(name)]
@@ -94,7 +95,7 @@ def test_web_catalogue__lists_the_interactive_kinds_of_each_game():
 
 
 def test_web_catalogue__the_shipped_networks_default_is_their_agent_json():
-    shipped = next(k for k in agents.KINDS if k.kind == "az:pretrained")
+    shipped = next(k for k in agents.kinds() if k.kind == "az:pretrained")
     for name in games.available():
         if pretrained.shipped(name):
             recorded = pretrained.recorded_simulations(name)

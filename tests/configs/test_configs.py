@@ -9,16 +9,18 @@ import ml_collections
 import pytest
 
 from alphazero_jax import configs, games, networks, search
-from alphazero_jax.configs import settings
+from alphazero_jax.configs import settings, table
 from alphazero_jax.games import tic_tac_toe
 from alphazero_jax.training import learner, selfplay
+from alphazero_jax.training.budgets import by_ply, playout_cap
+from alphazero_jax.training.openings import handicap, random_plies
 
 
 def test_settings__every_key_has_a_rule_and_a_meaning_and_its_default_passes_the_rule():
     keys = dict(settings.leaves())
     # By hand: 7 at the top, game 3, network 8, search 11, selfplay 12, replay 4,
     # evaluation 8, gating 3, learner 12.
-    assert len(keys) == 71
+    assert len(keys) == 73
     for key, setting in keys.items():
         assert setting.doc.strip() and setting.rule.says().strip(), key
         if key not in ("game.name", "selfplay.num_moves"):  # a preset sets them per game
@@ -32,9 +34,16 @@ def test_settings__the_reference_names_every_key_once():
     assert named == [key for key, _ in settings.leaves()]
 
 
+def test_settings__the_learner_s_choices_are_the_table_s():
+    """The table sits below the learner, so it writes the learner's optimisers and schedules
+    out; they stay equal."""
+    assert table.OPTIMIZERS == learner.OPTIMIZERS
+    assert table.SCHEDULES == learner.SCHEDULES
+
+
 def test_settings__default_reads_the_table():
     assert settings.default("search.c_puct") == 1.25
-    assert settings.default("selfplay.full_search_probability") == 1.0
+    assert settings.default("budget.full_search_probability") == 0.25
     assert settings.base_config().network.channels == settings.default("network.channels") == 64
 
 
@@ -68,9 +77,7 @@ def test_get_config__each_call_returns_a_new_config():
 @pytest.fixture
 def registered(monkeypatch):
     """A researcher's game (Tic-Tac-Toe on 4x4 under its own name), registered for the test
-    alone."""
-    monkeypatch.setattr(games, "_FACTORIES", dict(games._FACTORIES))
-    monkeypatch.setattr(games, "_RECORDS", dict(games._RECORDS))
+    alone (conftest's fixture unregisters it after)."""
 
     def make_four():
         return tic_tac_toe.make(rows=4, cols=4, connect=3)._replace(name="four")
@@ -80,14 +87,14 @@ def registered(monkeypatch):
 
 
 def test_register__a_game_gets_the_generic_presets_sized_from_its_longest_game(registered):
-    from alphazero_jax.training.config_schema import validate_config
+    from alphazero_jax.configs.plan import read
 
     assert "four" in games.available() and "four" in configs.available()
     assert configs.presets("four") == ("default", "cpu", "smoke", "auto")
     for preset in ("default", "cpu", "smoke"):
         config = configs.get_config("four", preset)
         assert config.game.name == "four" and config.selfplay.num_moves == 16  # 4 x 4 cells
-        validate_config(config, num_devices=8 if preset == "default" else 1)
+        read(config, num_devices=8 if preset == "default" else 1)
 
 
 def test_register__refuses_a_taken_name_and_a_name_that_is_no_identifier(registered):
@@ -100,12 +107,12 @@ def test_register__refuses_a_taken_name_and_a_name_that_is_no_identifier(registe
 
 @pytest.mark.parametrize("game", configs.available())
 def test_presets__every_preset_of_every_game_is_valid(game):
-    from alphazero_jax.training.config_schema import validate_config
+    from alphazero_jax.configs.plan import read
 
     for preset in configs.presets(game):
         if preset != "auto":  # default or cpu, both checked
             config = configs.get_config(game, preset)
-            validate_config(config, num_devices=8 if preset == "default" else 1)
+            read(config, num_devices=8 if preset == "default" else 1)
 
 
 def _changed(a: ml_collections.ConfigDict, b: ml_collections.ConfigDict) -> set[str]:
@@ -203,15 +210,17 @@ FACTORY_DEFAULTS = [
         for name in ("num_simulations", "max_num_considered_actions", "gumbel_scale")
     ),
     ("search.discount", selfplay.make_selfplay, "discount"),
+    ("selfplay.root_value_weight", selfplay.make_selfplay, "root_value_weight"),
     *(
-        (f"selfplay.{name}", selfplay.make_selfplay, name)
-        for name in (
-            "handicap_moves",
-            "root_value_weight",
-            "full_search_probability",
-            "random_opening_plies",
-        )
+        (f"budget.{name}", playout_cap.make_playout_cap, name)
+        for name in ("full_search_probability", "fast_simulations")
     ),
+    *(
+        (f"budget.{name}", by_ply.make_by_ply, name)
+        for name in ("early_slots", "early_simulations")
+    ),
+    ("opening.handicap_moves", handicap.make_handicap, "handicap_moves"),
+    ("opening.random_plies", random_plies.make_random, "random_plies"),
     ("learner.learning_rate", learner.make_schedule, "learning_rate"),
     ("learner.decay_rate", learner.make_schedule, "decay_rate"),
     ("learner.decay_steps", learner.make_schedule, "decay_steps"),

@@ -76,12 +76,15 @@ def test_any_size__a_cell_reads_its_neighbours_and_the_pass_the_whole_board():
     assert changed[36]  # the pass
 
 
-def test_any_size__a_game_of_another_layout_is_refused_in_one_line():
-    game = games.make("tic_tac_toe")._replace(name="nim")
-    with pytest.raises(ValueError, match="knows the action layouts of") as error:
+def test_any_size__a_game_whose_record_names_no_layout_is_refused_in_one_line():
+    game = games.make("tic_tac_toe")._replace(name="nim")  # not registered: no record
+    with pytest.raises(ValueError, match="and 'nim' names none; name one of cells, ") as error:
         networks.make(game, kind="resnet_any_size")
-    assert "'nim' (9 actions on a 3x3 board)" in str(error.value)
+    assert "GameRecord(action_layout=...)" in str(error.value)
     assert "\n" not in str(error.value)
+    wide = games.make("connect_four")  # its record says columns: 7 actions
+    with pytest.raises(ValueError, match="has 9 actions on a 6x7 board, which do not fit"):
+        networks.make(wide._replace(num_actions=9), kind="resnet_any_size")
 
 
 def test_any_size__takes_the_resnet_s_settings():
@@ -90,16 +93,38 @@ def test_any_size__takes_the_resnet_s_settings():
         networks.make(games.make("tic_tac_toe"), kind="resnet_any_size", channels=0)
 
 
-def test_any_size__a_game_of_one_s_own_registers_its_layout(monkeypatch):
+def _my_grid():
+    return games.make("tic_tac_toe", rows=4, cols=4)._replace(name="my_grid")
+
+
+def test_any_size__a_game_of_one_s_own_names_its_layout_in_its_record():
+    games.register("my_grid", _my_grid)
+    with pytest.raises(ValueError, match=r"GameRecord\(action_layout=\.\.\.\)"):
+        networks.make(_my_grid(), kind="resnet_any_size", **SMALL)
+    games.register("my_grid", _my_grid, record=games.GameRecord(action_layout="cells"))
+    apply_fn, variables = networks.make(_my_grid(), kind="resnet_any_size", **SMALL)
+    output, _ = apply_fn(variables, jnp.zeros((1, 4, 4, 2)))
+    assert output.logits.shape == (1, 16)
+    games.register("my_grid", _my_grid, record=games.GameRecord(action_layout="hexes"))
+    with pytest.raises(ValueError, match="Unknown action layout 'hexes'; registered: cells"):
+        networks.make(_my_grid(), kind="resnet_any_size", **SMALL)
+
+
+def test_any_size__a_layout_of_one_s_own_reads_its_actions():
+    """A layout registered from outside: the cells in reverse order, from the shared cell
+    layer of ``cells`` (its head runs inside the network's module, so its layers are the
+    network's): the logits are those of ``cells`` reversed."""
     from alphazero_jax.networks import any_size
 
-    game = games.make("tic_tac_toe", rows=4, cols=4)._replace(name="my_grid")
-    with pytest.raises(ValueError, match="register_layout"):
-        networks.make(game, kind="resnet_any_size", **SMALL)
-    monkeypatch.setattr(any_size, "LAYOUTS", dict(any_size.LAYOUTS))  # restored afterwards
-    any_size.register_layout("my_grid", "cells")
-    apply_fn, variables = networks.make(game, kind="resnet_any_size", **SMALL)
-    output, _ = apply_fn(variables, jnp.zeros((1, *game.observation_shape)))
-    assert output.logits.shape == (1, 16)
-    with pytest.raises(ValueError, match=r"must be one of cells, .* got 'hexes'"):
-        any_size.register_layout("my_grid", "hexes")
+    def reversed_cells(h, observations, num_actions, prefix, dtype):
+        return any_size._cells(h, observations, num_actions, prefix, dtype)[:, ::-1]
+
+    any_size.register_layout("reversed_cells", lambda h, w, a: a == h * w, reversed_cells)
+    games.register("my_grid", _my_grid, record=games.GameRecord(action_layout="cells"))
+    apply_fn, variables = networks.make(_my_grid(), kind="resnet_any_size", **SMALL)
+    games.register("my_grid", _my_grid, record=games.GameRecord(action_layout="reversed_cells"))
+    apply_reversed, same = networks.make(_my_grid(), kind="resnet_any_size", **SMALL)
+    observations = jax.random.normal(jax.random.key(1), (2, 4, 4, 2))
+    logits, _ = apply_fn(variables, observations)
+    backwards, _ = apply_reversed(same, observations)
+    np.testing.assert_allclose(backwards.logits, logits.logits[:, ::-1], rtol=1e-6)

@@ -417,11 +417,12 @@ def test_the_warm_up_is_shown_until_it_is_done(driver, url, app):
 def nim_url():
     """A server that plays Nim, the tutorial's game (docs/tutorials/nim.py), registered as
     its tutorial does: no record, so no title, notation or page module of its own."""
-    from alphazero_jax import games
+    from alphazero_jax import games, plugs
     from alphazero_jax.play.routes import create_app
     from alphazero_jax.play.server_config import ServerConfig
 
     registered = "nim" in games.available()
+    saved = plugs.GAMES.save()
     if not registered:
         path = pathlib.Path(__file__).parents[2] / "docs" / "tutorials" / "nim.py"
         spec = importlib.util.spec_from_file_location("tutorial_nim", path)
@@ -430,7 +431,7 @@ def nim_url():
         games.register("nim", nim.make)
     yield from _serve(create_app(ServerConfig(agent_kinds=("random",), batch_sizes=(1,))))
     if not registered:  # the later tests of this worker see the package's games only
-        del games._FACTORIES["nim"], games._RECORDS["nim"]
+        plugs.GAMES.restore(saved)
 
 
 def test_a_game_registered_outside_the_package_is_played_on_a_generic_grid(

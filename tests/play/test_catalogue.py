@@ -40,9 +40,7 @@ def test_config_is_checked():
 @pytest.fixture
 def own_game(monkeypatch):
     """A researcher's game (Tic-Tac-Toe on a square board under its own name), with its
-    record, registered for the test alone."""
-    monkeypatch.setattr(games, "_FACTORIES", dict(games._FACTORIES))
-    monkeypatch.setattr(games, "_RECORDS", dict(games._RECORDS))
+    record, registered for the test alone (conftest's fixture unregisters it after)."""
 
     def make(*, size: int = 4):
         return tic_tac_toe.make(rows=size, cols=size, connect=3)._replace(name="square_cells")

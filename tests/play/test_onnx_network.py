@@ -4,6 +4,7 @@ every game's action layout and several board sizes, and another network is refus
 line."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -11,8 +12,9 @@ import jax
 import numpy as np
 import pytest
 
-from alphazero_jax import games, networks
+from alphazero_jax import games, networks, search
 from alphazero_jax.agents import pretrained
+from alphazero_jax.configs import settings
 from alphazero_jax.play import onnx_network, web_bundle
 
 ort = pytest.importorskip("onnxruntime", reason="the export extra (onnx, onnxruntime)")
@@ -134,8 +136,8 @@ def test_onnx_network__refuses_resnet_any_size_of_a_game_without_a_layout():
     game = games.make("tic_tac_toe")
     network = {"kind": "resnet_any_size", "channels": 4, "blocks": 0, "value_hidden": 4}
     _, variables = networks.make(game, **network, key=jax.random.key(0))
-    nameless = game._replace(name="my_game")  # a game of one's own, no register_layout
-    with pytest.raises(ValueError, match="needs the action layout of 'my_game'") as info:
+    nameless = game._replace(name="my_game")  # a game of one's own, no record
+    with pytest.raises(ValueError, match="action_layout, and 'my_game' names none") as info:
         onnx_network.network_to_onnx(variables, network, nameless)
     assert "\n" not in str(info.value)
 
@@ -167,6 +169,32 @@ def test_describe__is_the_agents_play_search():
     assert quoridor["search"]["heuristic_weight"] == 0.25
     # Its agent.json predates Gumbel's sigma settings: mctx's defaults, as its search has.
     assert (quoridor["search"]["value_scale"], quoridor["search"]["maxvisit_init"]) == (0.1, 50.0)
+
+
+def test_describe__a_puct_forced_run_plays_on_the_page_with_its_puct_search():
+    """``puct_forced`` registered the page's PUCT search: without root noise it forces
+    nothing, and pruning never lowers the most visited move, so the page plays its moves."""
+    run = pretrained.load(games.make("connect_four"))
+    config = run.config.copy_and_resolve_references()
+    settings.plug(config, "search", "puct_forced")
+    described = web_bundle.describe(run._replace(config=config))
+    assert described["search"]["policy"] == "puct" and described["choice"] == "most_visited"
+    assert described["search"]["c_puct"] == config.search.play_c_puct
+
+
+def test_describe__a_policy_without_a_page_search_is_refused_in_one_line():
+    def make_mine(game, apply_fn, *, num_simulations=8, discount=1.0, heuristic_weight=0.0):
+        return search.make_puct(game, apply_fn, num_simulations=num_simulations)
+
+    search.register("mine", make_mine)
+    run = pretrained.load(games.make("connect_four"))
+    config = run.config.copy_and_resolve_references()
+    settings.plug(config, "search", "mine")
+    with pytest.raises(ValueError) as caught:
+        web_bundle.describe(run._replace(config=config))
+    message = str(caught.value)
+    assert re.match(r"the search policy 'mine' \(\S*test_onnx_network\) has no search on", message)
+    assert "registered page=None" in message and "\n" not in message
 
 
 def test_describe__plays_with_play_value_scale():

@@ -35,7 +35,7 @@ from alphazero_jax.games import records
 from alphazero_jax.play import contract
 from alphazero_jax.play.catalogue import new_session_model, served_spec
 from alphazero_jax.play.routes import create_app
-from alphazero_jax.play.server_config import AGENT_KINDS, ServerConfig
+from alphazero_jax.play.server_config import ServerConfig, interactive_kinds
 
 MAX_EXAMPLES = 15  # per route, fuzzing phase
 STATEFUL_EXAMPLES = 10  # scenarios of the stateful run, each a few linked requests
@@ -165,7 +165,7 @@ def test_the_default_servers_schema_admits_the_agents_it_plays(name):
     config = ServerConfig()
     schema_of_bodies = new_session_model(config).model_json_schema()
     validator = jsonschema_rs.Draft202012Validator(schema_of_bodies)
-    kinds = [k for k in AGENT_KINDS if k.only_settings is not None]
+    kinds = [k for k in interactive_kinds() if k.only_settings is not None]
     shipped = [s for k in kinds if k.plays(name) for s in k.only_settings(name)]
     other = {key: bound["min"] for key, bound in games.settings_of(name).items()}
     for at, spec, simulations in itertools.product(

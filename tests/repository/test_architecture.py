@@ -9,16 +9,18 @@ import pytest
 
 PACKAGE = "alphazero_jax"
 LAYERS = (
-    ("types", "memory", "checkpoints"),
+    # the one registry type and the plug points' registries; the built-in games' presets
+    ("types", "memory", "checkpoints", "registry", "plugs", "presets"),
     ("games", "solvers"),
     ("networks",),
     ("search", "runs"),
     ("agents",),
     ("evaluation",),
     ("play",),  # below training: playing an agent never needs the loop
-    # the settings table sits above the factories it configures (their choice lists and
-    # registries); the training loop reads it
-    ("training", "configs"),
+    # the settings table and the reading of a config sit above the factories they name
+    # (their choice lists, the registries) and below the training loop that reads them
+    ("configs",),
+    ("training",),
     ("compare",),  # comparisons of training settings: run the loop, judge, report
     ("cli",),
 )

@@ -243,10 +243,12 @@ def test_reference_pages__committed_as_the_package_says():
     pages = _generated().reference_pages()
     committed = set((DOCS / "reference").glob("*.md"))
     assert committed == set(pages), f"pages of no game: {sorted(committed - set(pages))}"
-    linked = set(
-        re.findall(r"\]\((reference/[\w.]+\.md)\)", (DOCS / "configuration.md").read_text())
-    )
-    assert linked == {str(p.relative_to(DOCS)) for p in pages}, "configuration.md's links"
+    linked = {
+        link
+        for page in ("configuration.md", "extending.md")
+        for link in re.findall(r"\]\((reference/[\w.]+\.md)\)", (DOCS / page).read_text())
+    }
+    assert linked == {str(p.relative_to(DOCS)) for p in pages}, "the reference pages' links"
 
 
 def test_reference_check__names_a_stale_page(tmp_path, monkeypatch, capsys):

@@ -57,6 +57,7 @@ CROSS_CUTTING = {
     "training/test_ideas.py",  # the ideas of the literature, each as settings
     "training/test_multiprocess.py",  # training as two processes
     "training/test_plug_ins.py",  # plug points used from outside the package
+    "training/test_same_weights.py",  # training's weights against an earlier commit's
 }
 
 

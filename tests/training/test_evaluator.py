@@ -12,7 +12,7 @@ import pytest
 
 from alphazero_jax import agents, checkpoints, configs, games, networks, runs
 from alphazero_jax.agents import pretrained
-from alphazero_jax.evaluation import arena
+from alphazero_jax.evaluation import arena, gating
 from alphazero_jax.evaluation.arena import Record
 from alphazero_jax.training import evaluator, train
 
@@ -105,7 +105,7 @@ def _tiny_evaluator(*, num_games: int):
         apply_fn,
         {"policy": "puct"},
         num_simulations=0,
-        baselines=[agents.from_spec(game, s) for s in evaluator.opponent_specs(["greedy"])],
+        baselines=[agents.from_spec(game, s) for s in gating.opponent_specs(["greedy"])],
         num_games=num_games,
     )
     return made, variables
@@ -154,16 +154,16 @@ def test_evaluator__holds_its_matches_and_each_compiles_once_per_run():
     ],
 )
 def test_gating__rules_by_hand(record, rule, threshold, expected):
-    assert evaluator.passes(record, rule=rule, threshold=threshold) is expected
+    assert gating.passes(record, rule=rule, threshold=threshold) is expected
 
 
 def test_gating__each_rule_has_its_own_default_threshold():
-    assert evaluator.gating_threshold("win_ratio", 0) == 1.3
-    assert evaluator.gating_threshold("score", 0) == 0.55
-    assert evaluator.gating_threshold("win_ratio", 2.0) == 2.0  # given: kept
-    assert evaluator.gating_threshold("score", 0.6) == 0.6
+    assert gating.gating_threshold("win_ratio", 0) == 1.3
+    assert gating.gating_threshold("score", 0) == 0.55
+    assert gating.gating_threshold("win_ratio", 2.0) == 2.0  # given: kept
+    assert gating.gating_threshold("score", 0.6) == 0.6
     with pytest.raises(ValueError, match=r"expects a threshold in \[1.0, inf\].*got 0.55"):
-        evaluator.gating_threshold("win_ratio", 0.55)
+        gating.gating_threshold("win_ratio", 0.55)
 
 
 @pytest.mark.parametrize(

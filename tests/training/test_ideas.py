@@ -13,11 +13,13 @@ import mctx
 import ml_collections
 import numpy as np
 import pytest
+import selfplay_parts
 
 from alphazero_jax import configs, games, networks, search
-from alphazero_jax.configs import settings
+from alphazero_jax.configs import plan, settings
 from alphazero_jax.search import forced_playouts
-from alphazero_jax.training import losses, replay, scores, selfplay, targets, train
+from alphazero_jax.training import losses, openings, replay, run_selfplay, targets, train
+from alphazero_jax.training.budgets import by_ply
 from alphazero_jax.types import Sample, Trajectory
 
 
@@ -34,26 +36,26 @@ def _first_free_cell_search(game):
     return search_fn
 
 
-def _first_games(random_opening_plies, score_fn=None):
+def _first_games(random_plies, score_fn=None):
     game = games.make("tic_tac_toe")
-    play = selfplay.make_selfplay(
+    play = selfplay_parts.build(
         game,
         _first_free_cell_search(game),
-        policy="puct",
         batch_size=64,
         num_moves=9,
-        num_sampling_moves=0,
-        random_opening_plies=random_opening_plies,
+        opening="random",
+        opening_settings={"random_plies": random_plies},
         score_fn=score_fn,
     )
     return jax.tree.map(np.asarray, jax.jit(play)({}, jax.random.key(0)))
 
 
-def test_random_opening_plies__random_moves_open_each_game_and_are_not_trained_on():
+def test_random_opening__random_moves_open_each_game_and_are_not_trained_on():
     """Against a search that always takes the first free cell, a move anywhere else is a
-    random one. With ``random_opening_plies=2`` each finished first game has an untrained
-    prefix of 0, 1 or 2 positions (all three occur over 64 games), random moves only in
-    it, and every position after it trained on; with 0 every position is trained on."""
+    random one. With the opening ``random`` of ``random_plies=2`` each finished first game
+    has an untrained prefix of 0, 1 or 2 positions (all three occur over 64 games), random
+    moves only in it, and every position after it trained on; with 0 every position is
+    trained on."""
     prefixes = set()
     for plies in (0, 2):
         t = _first_games(plies)
@@ -80,29 +82,20 @@ def test_random_opening_plies__random_moves_open_each_game_and_are_not_trained_o
     assert prefixes == {0, 1, 2}
 
 
-def test_random_opening_plies__must_not_be_negative():
-    game = games.make("tic_tac_toe")
-    with pytest.raises(ValueError, match="random_opening_plies must be >= 0, got -1"):
-        selfplay.make_selfplay(
-            game,
-            _first_free_cell_search(game),
-            policy="puct",
-            batch_size=2,
-            num_moves=9,
-            num_sampling_moves=0,
-            random_opening_plies=-1,
-        )
+def test_random_opening__plies_must_not_be_negative():
+    with pytest.raises(ValueError, match="random_plies must be >= 0, got -1"):
+        openings.make("random", games.make("tic_tac_toe"), random_plies=-1)
 
 
-def test_earliest_slots__by_hand():
+def test_youngest_slots__by_hand():
     """Plies since the opening: 5, 0, 1, in its opening (3 random plies, 2 played), 6; so
     slot 1 is the youngest, then 2, 0 and 4, and slot 3 ranks last. Ties go to the lower
     index."""
     num_moves = jnp.array([5, 0, 3, 2, 7], jnp.int32)
     opening = jnp.array([0, 0, 2, 3, 1], jnp.int32)
-    early, late = selfplay.earliest_slots(num_moves, opening, 2)
+    early, late = by_ply.youngest_slots(num_moves - opening, 2)
     assert early.tolist() == [1, 2] and late.tolist() == [0, 4, 3]
-    early, late = selfplay.earliest_slots(jnp.array([4, 2, 2, 4]), jnp.zeros(4, jnp.int32), 3)
+    early, late = by_ply.youngest_slots(jnp.array([4, 2, 2, 4]), 3)
     assert early.tolist() == [1, 2, 0] and late.tolist() == [3]
 
 
@@ -126,15 +119,14 @@ def test_budget_by_ply__each_move_the_youngest_games_get_the_early_search():
     carry its mark, and no slot it searched has played more plies than any it did not (a
     recorded position's plies are its filled cells: 9 less its legal moves)."""
     game = games.make("tic_tac_toe")
-    play = selfplay.make_selfplay(
+    play = selfplay_parts.build(
         game,
-        _marked_search(game, 0.5),
-        policy="puct",
+        {8: _marked_search(game, 0.5), 16: _marked_search(game, 0.25)},
         batch_size=8,
         num_moves=27,
         num_sampling_moves=9,  # every move sampled from the even weights: a random game
-        early_search_fn=_marked_search(game, 0.25),
-        early_slots=3,
+        budget="by_ply",
+        budget_settings={"early_slots": 3, "early_simulations": 16},
     )
     t = jax.tree.map(np.asarray, jax.jit(play)({}, jax.random.key(0)))
     plies = 9 - t.legal_action_mask.sum(-1)
@@ -146,25 +138,19 @@ def test_budget_by_ply__each_move_the_youngest_games_get_the_early_search():
     assert len(set(plies[:, 0])) > 1 and len({tuple(p) for p in plies}) > 9  # games differ
 
 
-def test_budget_by_ply__refuses_a_bad_number_of_slots_and_a_playout_cap_beside_it():
-    game = games.make("tic_tac_toe")
-    fn = _first_free_cell_search(game)
-    kwargs = dict(policy="puct", batch_size=4, num_moves=9, num_sampling_moves=0)
+def test_budget_by_ply__refuses_a_bad_number_of_slots():
+    fn = _first_free_cell_search(games.make("tic_tac_toe"))
     for slots in (0, 4):
-        expected = f"early_slots must be from 1 to below batch_size=4 .* got {slots}"
+        expected = f"early_slots={slots} must be from 1 to below the 4 slots"
         with pytest.raises(ValueError, match=expected):
-            selfplay.make_selfplay(game, fn, early_search_fn=fn, early_slots=slots, **kwargs)
-    with pytest.raises(ValueError, match="early_search_fn and fast_search_fn cannot go together"):
-        selfplay.make_selfplay(
-            game, fn, early_search_fn=fn, early_slots=1, fast_search_fn=fn, **kwargs
-        )
+            by_ply.make_by_ply(lambda n: fn, num_simulations=8, batch_size=4, early_slots=slots)
 
 
 def test_budget_by_ply__training_builds_both_searches_with_their_simulations(monkeypatch):
     """The smoke preset's self-play with 1 of its 4 slots at 9 simulations: training asks
     for the stage's search and the early one, and plays with them."""
     config = configs.get_config("tic_tac_toe", "smoke")
-    config.selfplay.update(early_slots=1, early_simulations=9)
+    config.budget.update(kind="by_ply", early_slots=1, early_simulations=9)
     asked = []
     make_search = search.make_search
 
@@ -172,12 +158,13 @@ def test_budget_by_ply__training_builds_both_searches_with_their_simulations(mon
         asked.append(settings["num_simulations"])
         return make_search(game, apply_fn, **settings)
 
-    monkeypatch.setattr(train.search, "make_search", recording)
+    monkeypatch.setattr(search, "make_search", recording)
     components = train.build(config)
-    assert asked == [config.search.num_simulations, 9]
+    # the search checked when the config is read; then the youngest games' and the others'
+    assert asked == [config.search.num_simulations, 9, config.search.num_simulations]
     state, metrics = components.selfplay_fn(components.initial_state, None)
     assert int(metrics["positions"]) > 0 and int(state.num_positions) == int(metrics["positions"])
-    assert train.network_calls_per_move(config) == 0.25 * 10 + 0.75 * (
+    assert run_selfplay.network_calls_per_move(components.plan) == 0.25 * 10 + 0.75 * (
         config.search.num_simulations + 1
     )
 
@@ -191,22 +178,28 @@ def test_scores__by_hand():
     for action in (0, 1, 0, 1, 0, 1, 0):
         state = four.step(state, jnp.int32(action))
     assert bool(state.terminal)
-    assert float(scores.make(four)(state)) == pytest.approx(36 / 43)
+    assert float(games.score_fn(four)(state)) == pytest.approx(36 / 43)
     othello = games.make("othello")
     state = othello.init(jax.random.key(0))
     first = int(np.argmax(np.asarray(othello.legal_action_mask(state))))
     state = othello.step(state, jnp.int32(first))
-    assert float(scores.make(othello)(state)) == pytest.approx(3 / 64)
+    assert float(games.score_fn(othello)(state)) == pytest.approx(3 / 64)
     quoridor = games.make("quoridor")
-    assert float(scores.make(quoridor)(quoridor.init(jax.random.key(0)))) == 0.0
-    with pytest.raises(ValueError, match="has no registered score; games with one: connect_four"):
-        scores.make(games.make("tic_tac_toe")._replace(name="nim"))
+    assert float(games.score_fn(quoridor)(quoridor.init(jax.random.key(0)))) == 0.0
+
+
+def test_scores__a_game_whose_record_has_none_is_refused_in_one_line():
+    games.register("scoreless", lambda: games.make("tic_tac_toe")._replace(name="scoreless"))
+    with pytest.raises(
+        ValueError, match="has no score in its record; games with one: connect_four"
+    ):
+        games.score_fn(games.make("scoreless"))
 
 
 def test_selfplay__records_each_game_s_score_where_it_ends():
     """The first-free-cell games with Tic-Tac-Toe's score: where a game ends its score has
     the outcome's sign and the size (empty + 1) / 10; nowhere else is one recorded."""
-    t = _first_games(0, score_fn=scores.make(games.make("tic_tac_toe")))
+    t = _first_games(0, score_fn=games.score_fn(games.make("tic_tac_toe")))
     np.testing.assert_array_equal(t.score[~t.ended], 0.0)
     np.testing.assert_array_equal(np.sign(t.score[t.ended]), t.outcome[t.ended])
     # Every first game is the same: X on cells 0, 2, 4, 6 wins on the 7th ply, 2 cells left.
@@ -380,9 +373,9 @@ def test_simulation_stages__each_iteration_s_simulations():
         {"search": {"num_simulations": 64}, "selfplay": {"simulation_stages": ((100, 32),)}}
     )
     config.selfplay.simulation_stages = ((100, 32), (300, 128))  # as a flag sets it
-    stages = train._simulation_stages(config)
+    stages = plan.simulation_stages(config)
     assert stages == ((0, 64), (100, 32), (300, 128))
-    assert [train._stage_of(stages, i) for i in (0, 99, 100, 299, 300, 10_000)] == [
+    assert [run_selfplay.stage_of(stages, i) for i in (0, 99, 100, 299, 300, 10_000)] == [
         0,
         0,
         1,
@@ -391,27 +384,30 @@ def test_simulation_stages__each_iteration_s_simulations():
         2,
     ]
     config.selfplay.simulation_stages = ((0, 16), (50, 32))
-    assert train._simulation_stages(config) == ((0, 16), (50, 32))
+    assert plan.simulation_stages(config) == ((0, 16), (50, 32))
 
 
 def test_network_calls_per_move__the_stage_s_search_and_a_playout_cap_s_share():
+    def calls(config, *iterations):
+        read = plan.read(config, num_devices=1)
+        return [run_selfplay.network_calls_per_move(read, i) for i in iterations or (0,)]
+
     config = configs.get_config("connect_four", "cpu")  # 16 simulations of Gumbel everywhere
-    assert train.network_calls_per_move(config) == 17
-    config.selfplay.simulation_stages = ((0, 16), (120, 32))  # lean64_rising
-    assert [train.network_calls_per_move(config, i) for i in (0, 119, 120)] == [17, 17, 33]
+    assert calls(config) == [17]
+    config.selfplay.simulation_stages = ((0, 16), (120, 32))  # a rising budget
+    assert calls(config, 0, 119, 120) == [17, 17, 33]
     # playout_cap: 64 simulations on 1 move in 4, 16 on the others
-    config = configs.get_config("connect_four", "playout_cap")
-    assert train.network_calls_per_move(config) == 0.25 * 65 + 0.75 * 17 == 29
+    assert calls(configs.get_config("connect_four", "playout_cap")) == [0.25 * 65 + 0.75 * 17]
     # a budget by ply: 64 simulations on 16 of the 64 slots, 16 on the others
     config = configs.get_config("connect_four", "cpu")
-    config.selfplay.update(early_slots=16, early_simulations=64)
-    assert train.network_calls_per_move(config) == 0.25 * 65 + 0.75 * 17 == 29
+    config.budget.update(kind="by_ply", early_slots=16, early_simulations=64)
+    assert calls(config) == [0.25 * 65 + 0.75 * 17] == [29]
 
 
 @pytest.mark.parametrize(
     ("key", "value", "expected"),
     [
-        ("selfplay.random_opening_plies", -1, "must be an int >= 0, got -1"),
+        ("opening.random_plies", -1, "must be an int >= 0, got -1"),
         ("selfplay.simulation_stages", ((300, 64), (100, 32)), "iterations increasing"),
         ("selfplay.simulation_stages", ((10, 0),), "simulations >= 1"),
         ("replay.merge_duplicates", 1, "must be True or False, got 1"),
@@ -432,9 +428,8 @@ def test_settings__refuse_a_bad_value_in_one_line(key, value, expected):
 
 def test_settings__the_ideas_are_off_by_default():
     config = settings.base_config()
-    assert config.selfplay.random_opening_plies == 0
+    assert config.opening.kind == "none" and config.budget.kind == "full"
     assert tuple(config.selfplay.simulation_stages) == ()
-    assert config.selfplay.early_slots == 0
     assert config.replay.merge_duplicates is False
     assert config.network.reply_head is False and config.network.score_head is False
     assert dict(config.learner.aux_weights) == {}

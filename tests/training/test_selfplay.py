@@ -9,9 +9,10 @@ import jax.numpy as jnp
 import mctx
 import numpy as np
 import pytest
+import selfplay_parts
 
 from alphazero_jax import games, networks, search
-from alphazero_jax.training import selfplay
+from alphazero_jax.training import openings, selfplay
 
 
 def test_episode_targets__by_hand():
@@ -62,10 +63,9 @@ def _play_script(*, batch_size=2, num_moves=9, **options):
     search, jitted; ``options`` go to ``make_selfplay``."""
     game = games.make("tic_tac_toe")
     script = game.actions_from_text("a1 a2 b1 b2 c1")
-    play = selfplay.make_selfplay(
+    play = selfplay_parts.build(
         game,
-        _scripted_search(script),
-        policy="puct",
+        options.pop("searches", _scripted_search(script)),
         batch_size=batch_size,
         num_moves=num_moves,
         num_sampling_moves=9,
@@ -124,14 +124,15 @@ def test_selfplay__playout_cap_keeps_only_fully_searched_positions():
     games each): the games are the same, a coin per move picks the search, and exactly the
     finished positions whose search was the full one (one-hot policy) are kept, with
     their outcomes; the game-length metric still counts every move."""
-    from alphazero_jax.training import train
+    from alphazero_jax.training import iteration
 
     script = games.make("tic_tac_toe").actions_from_text("a1 a2 b1 b2 c1")
     play, _ = _play_script(
         batch_size=4,
         num_moves=60,
-        fast_search_fn=_uniform_scripted_search(script),
-        full_search_probability=0.25,
+        searches={8: _scripted_search(script), 4: _uniform_scripted_search(script)},
+        budget="playout_cap",
+        budget_settings={"full_search_probability": 0.25, "fast_simulations": 4},
     )
     t = jax.tree.map(np.asarray, play({}, jax.random.key(0)))
     np.testing.assert_array_equal(t.ended[:, 0], np.arange(1, 61) % 5 == 0)
@@ -141,7 +142,7 @@ def test_selfplay__playout_cap_keeps_only_fully_searched_positions():
     np.testing.assert_array_equal(t.valid, full)  # the last game ends with move 60
     outcome = np.tile([1, -1, 1, -1, 1], 12)[:, None]
     np.testing.assert_array_equal(t.value, np.where(full, outcome, 0))
-    metrics = train._selfplay_metrics(jax.tree.map(jnp.asarray, t))
+    metrics = iteration.selfplay_metrics(jax.tree.map(jnp.asarray, t))
     assert float(metrics["game_length"]) == 5.0 and int(metrics["games"]) == 48
     # Every game is X's win, whichever search played its last move.
     assert float(metrics["first_player_wins"]) == 1.0 and float(metrics["draws"]) == 0.0
@@ -152,14 +153,14 @@ def _tiny_selfplay(policy):
     game = games.make("tic_tac_toe")
     apply_fn, variables = networks.make_network(game, channels=8, blocks=1)
     search_fn = search.make_search(game, apply_fn, policy=policy, num_simulations=8)
-    play = selfplay.make_selfplay(
+    play = selfplay_parts.build(
         game, search_fn, policy=policy, batch_size=16, num_moves=20, num_sampling_moves=2
     )
     return jax.jit(play), variables
 
 
 def test_selfplay__trajectories_are_consistent_for_both_policies():
-    for policy in search.POLICIES:
+    for policy in ("puct", "gumbel"):
         play, variables = _tiny_selfplay(policy)
         t = jax.tree.map(np.asarray, play(variables, jax.random.key(3)))
         valid, stones = t.valid, t.observation.sum((2, 3, 4))
@@ -209,14 +210,13 @@ def test_selfplay__handicap_moves_are_one_sides_opening_moves():
     game = games.make("tic_tac_toe")
     deviating_sides = set()
     for handicap in (0, 2):
-        play = selfplay.make_selfplay(
+        play = selfplay_parts.build(
             game,
             _first_free_cell_search(game),
-            policy="puct",
             batch_size=64,
             num_moves=9,
-            num_sampling_moves=0,
-            handicap_moves=handicap,
+            opening="handicap",
+            opening_settings={"handicap_moves": handicap},
         )
         t = jax.tree.map(np.asarray, jax.jit(play)({}, jax.random.key(0)))
         for slot in range(64):
@@ -239,15 +239,5 @@ def test_selfplay__handicap_moves_are_one_sides_opening_moves():
 
 
 def test_selfplay__handicap_moves_must_not_be_negative():
-    game = games.make("tic_tac_toe")
-    search_fn = _first_free_cell_search(game)
     with pytest.raises(ValueError, match="handicap_moves must be >= 0, got -1"):
-        selfplay.make_selfplay(
-            game,
-            search_fn,
-            policy="puct",
-            batch_size=2,
-            num_moves=9,
-            num_sampling_moves=0,
-            handicap_moves=-1,
-        )
+        openings.make("handicap", games.make("tic_tac_toe"), handicap_moves=-1)

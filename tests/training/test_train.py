@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from alphazero_jax import checkpoints, configs
-from alphazero_jax.configs import othello as othello_presets
-from alphazero_jax.configs import settings
+from alphazero_jax.configs import plan, settings
+from alphazero_jax.presets import othello as othello_presets
 from alphazero_jax.training import train
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -52,24 +52,17 @@ def _assert_same_tree(a, b):
         ({"game.settings": {"rows": 2}}, r"config\.game\.settings: .*rows must be"),
         ({"learner.schedule": "cosine", "learner.warmup_steps": 99}, r"warmup_steps=99"),
         ({"search.discount": 0.0}, r"config\.search\.discount must be a number in \(0, 1\]"),
-        ({"selfplay.handicap_moves": -1}, r"config\.selfplay\.handicap_moves must be an int >= 0"),
+        ({"opening.handicap_moves": -1}, r"config\.opening\.handicap_moves must be an int >= 0"),
         ({"search.heuristic_weight": 2}, r"config\.search\.heuristic_weight must be a number in"),
         ({"selfplay.root_value_weight": -0.5}, r"config\.selfplay\.root_value_weight must be"),
+        ({"budget.kind": "playout_cap", "budget.fast_simulations": 0}, r"config\.budget\.fast"),
         (
-            {"selfplay.full_search_probability": 0.25},
-            r"config\.selfplay\.fast_simulations=0 must be from 1 to below",
+            {"budget.kind": "by_ply", "budget.early_slots": 4},
+            r"config\.budget: the self-play budget 'by_ply' \(alphazero_jax\.training\.budgets\."
+            r"by_ply\) refused: early_slots=4 must be from 1 to below the 4 slots",
         ),
-        ({"selfplay.early_slots": 4}, r"config\.selfplay\.early_slots=4 must be below"),
-        ({"selfplay.early_slots": 1}, r"config\.selfplay\.early_simulations=0 must be >= 1"),
-        (
-            {
-                "selfplay.early_slots": 1,
-                "selfplay.early_simulations": 8,
-                "selfplay.full_search_probability": 0.5,
-                "selfplay.fast_simulations": 1,
-            },
-            r"early_slots=1 cannot go with .* expected one budget rule",
-        ),
+        ({"budget.kind": "uct"}, r"config\.budget\.kind must be a registered self-play budget"),
+        ({"opening.kind": "book"}, r"config\.opening\.kind must be a registered opening, one of"),
         ({"learner.mixed_updates": 2}, r"config\.game\.mixed has 0 other boards and"),
         ({"game.mixed": ({"rows": 4, "cols": 4},)}, r"mixed_updates=0: expected both"),
         (
@@ -95,22 +88,64 @@ def test_train__bad_config_fails_before_building_anything(tmp_path, overrides, m
 
 def test_train__old_configs_get_the_settings_they_were_trained_with():
     """A run written before ``search.discount`` existed was trained undiscounted, one
-    written before ``search.heuristic_weight`` valued nodes by the network alone, and one
-    written before ``selfplay.handicap_moves`` searched every move, and one written before
-    ``selfplay.root_value_weight`` learnt values from outcomes alone."""
+    written before ``search.heuristic_weight`` valued nodes by the network alone, one
+    written before self-play's budget and opening were plug points searched every move in
+    full from the initial position, and one written before ``selfplay.root_value_weight``
+    learnt values from outcomes alone."""
     config = _smoke()
     del config.search["discount"]
     del config.search["heuristic_weight"]
-    del config.selfplay["handicap_moves"]
+    del config["budget"], config["opening"]
     del config.selfplay["root_value_weight"]
-    del config.selfplay["full_search_probability"], config.selfplay["fast_simulations"]
     completed = settings.complete(config)
     assert completed.search.discount == 1.0
     assert completed.search.heuristic_weight == 0.0
-    assert completed.selfplay.handicap_moves == 0
+    assert completed.budget.kind == "full" and completed.opening.kind == "none"
     assert completed.selfplay.root_value_weight == 0.0
-    assert completed.selfplay.full_search_probability == 1.0
     assert settings.complete(_smoke(**{"search.discount": 0.9})).search.discount == 0.9
+
+
+@pytest.mark.parametrize(
+    ("old", "budget", "opening"),
+    [
+        ({}, {"kind": "full"}, {"kind": "none"}),
+        (
+            {"full_search_probability": 0.25, "fast_simulations": 16, "handicap_moves": 3},
+            {"kind": "playout_cap", "full_search_probability": 0.25, "fast_simulations": 16},
+            {"kind": "handicap", "handicap_moves": 3},
+        ),
+        (
+            {"full_search_probability": 1.0, "fast_simulations": 0, "random_opening_plies": 2},
+            {"kind": "full"},
+            {"kind": "random", "random_plies": 2},
+        ),
+        (
+            {"early_slots": 16, "early_simulations": 64, "handicap_moves": 0},
+            {"kind": "by_ply", "early_slots": 16, "early_simulations": 64},
+            {"kind": "none"},
+        ),
+    ],
+)
+def test_complete__a_config_of_self_play_keys_gets_the_budget_and_opening_they_chose(
+    old, budget, opening
+):
+    """A config written when ``selfplay`` held the playout cap, the budget by ply, the
+    handicap and random openings is read as the budget and opening those keys chose."""
+    config = _smoke()
+    del config["budget"], config["opening"]
+    config.selfplay.update(old)
+    completed = settings.complete(config)
+    assert not set(old) & set(completed.selfplay)
+    assert {k: completed.budget[k] for k in budget} == budget
+    assert {k: completed.opening[k] for k in opening} == opening
+
+
+def test_complete__an_old_config_that_chose_two_openings_is_refused_in_one_line():
+    config = _smoke()
+    del config["budget"], config["opening"]
+    config.selfplay.update(handicap_moves=2, random_opening_plies=2)
+    with pytest.raises(settings.ConfigError, match="choose handicap and random at once"):
+        settings.complete(config)
 
 
 @pytest.mark.slow
@@ -127,11 +162,9 @@ def test_train__othello_smoke_with_gavriilidis_2019_opponents(tmp_path):
 
 
 def test_train__batches_must_divide_over_devices():
-    from alphazero_jax.training.config_schema import validate_config
-
     config = _smoke(**{"selfplay.batch_size": 6})
     with pytest.raises(ValueError, match=r"config\.selfplay\.batch_size=6 does not divide"):
-        validate_config(config, num_devices=4)
+        plan.read(config, num_devices=4)
 
 
 def test_train__iteration_compiles_once():
@@ -142,7 +175,8 @@ def test_train__iteration_compiles_once():
         state, _ = components.selfplay_fn(state)
         state, metrics = components.learn_fn(state)
     jax.block_until_ready(state)
-    compiled = (components.selfplay_fn, components.update_fn, components.end_fn)
+    selfplay = components.selfplay_fn.__wrapped__  # the jitted half (its faults named)
+    compiled = (selfplay, components.update_fn, components.end_fn)
     assert [fn._cache_size() for fn in compiled] == [1, 1, 1]
     assert int(state.iteration) == 3 and int(state.num_positions) >= 3 * 4 * 5
     assert np.isfinite(float(metrics["loss"]))
@@ -379,10 +413,12 @@ def test_train__self_play_options_train(tmp_path):
     to spend one compile."""
     overrides = {
         "selfplay.inference_dtype": "bfloat16",
-        "selfplay.handicap_moves": 2,
+        "opening.kind": "handicap",
+        "opening.handicap_moves": 2,
         "selfplay.root_value_weight": 0.5,
-        "selfplay.full_search_probability": 0.5,
-        "selfplay.fast_simulations": 2,
+        "budget.kind": "playout_cap",
+        "budget.full_search_probability": 0.5,
+        "budget.fast_simulations": 2,
     }
     state = train.train_and_evaluate(_smoke(num_iterations=1, **overrides), str(tmp_path))
     assert int(state.iteration) == 1 and int(state.num_positions) > 0
@@ -446,7 +482,7 @@ def test_check_workdir__a_run_written_before_keys_were_added_may_resume(tmp_path
                 node = node[section]
             del node[name]
     (tmp_path / "config.json").write_text(json.dumps(written))
-    train.check_workdir(str(tmp_path), config)  # no ConfigError
+    plan.check_workdir(str(tmp_path), config)  # no ConfigError
     config.search.num_simulations += 1
     with pytest.raises(ValueError, match=r"trained with search\.num_simulations=4"):
-        train.check_workdir(str(tmp_path), config)
+        plan.check_workdir(str(tmp_path), config)

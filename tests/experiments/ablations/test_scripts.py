@@ -168,7 +168,7 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
     assert [arm.name for arm in openings] == ["lean64_hour", "lean64_open4", "lean64_open8"]
     for arm, plies in zip(openings[1:], (4, 8), strict=True):
         assert _changes(compare_flags.build_config(arm), reference) == {
-            "selfplay.random_opening_plies": plies,
+            "opening.random_plies": plies,
         }  # fmt: skip
     sigma = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--reference=lean64_hour",
                              "lean64_sigma"))  # fmt: skip
@@ -252,15 +252,17 @@ def test_c23_games__lean64_is_make_trains_recipe_on_the_games_preset(bin_dir, ga
         (0, preset.search.num_simulations // 4)
     ]
     assert lean.search.num_simulations == preset.search.num_simulations  # judged as the preset
-    assert lean.selfplay.full_search_probability == 1.0
+    assert lean.budget.kind == "full"
     assert lean.selfplay.num_sampling_moves >= lean.selfplay.num_moves
     assert lean.network.to_dict() == connect_four.network.to_dict()
     assert lean.learner.to_dict() == preset.learner.to_dict()
     assert lean.replay.to_dict() == preset.replay.to_dict()
     # Random starts where the preset has none; Quoridor's handicap openings stay.
-    assert (lean.selfplay.random_opening_plies, lean.selfplay.handicap_moves) == (
-        (2, 0) if game == "othello" else (0, preset.selfplay.handicap_moves)
-    )
+    if game == "othello":
+        assert (lean.opening.kind, lean.opening.random_plies) == ("random", 2)
+    else:
+        assert lean.opening.to_dict() == preset.opening.to_dict()
+        assert (lean.opening.kind, lean.opening.handicap_moves) == ("handicap", 3)
 
 
 def test_c23_games__arms_named_are_the_preset_and_those_and_flags_pass_through(bin_dir):

@@ -73,14 +73,16 @@ def test_accelerator_check__lean_is_long_gpu_with_make_trains_searches(tmp_path)
     searches = {
         "search.policy": "gumbel",
         "selfplay.simulation_stages": ((0, 16),),
-        "selfplay.full_search_probability": 1.0,
+        "budget.kind": "full",
         "selfplay.num_sampling_moves": 42,
-        "selfplay.random_opening_plies": 2,
+        "opening.kind": "random",
+        "opening.random_plies": 2,
     }
     for key, value in searches.items():
         assert _value(cpu, key) == value  # `make train`'s, so the winners of C23's hour
         assert _value(lean, key) == value
-        assert _value(preset, key) != value  # long_gpu's own: PUCT, a playout cap, ...
+        if key != "opening.random_plies":  # long_gpu's opening is none: its plies unread
+            assert _value(preset, key) != value  # long_gpu's own: PUCT, a playout cap, ...
     # The judging is the preset's; the learner takes twice as many updates for every move
     # kept instead of one in four; the preset stops at its minutes, lean runs on to its end.
     assert _value(lean, "learner.updates_per_iteration") == 256

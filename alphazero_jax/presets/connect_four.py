@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ml_collections
 
-from alphazero_jax.configs._smoke import shrink
+from alphazero_jax.presets._smoke import shrink
 
 
 def _common(config: ml_collections.ConfigDict) -> None:
@@ -70,13 +70,8 @@ def playout_cap(config: ml_collections.ConfigDict) -> None:
     # Twice AlphaZero's exploration constant: on two seeds of an hour each, 2.5 erred on
     # 2.0-2.3 points fewer Middle-Medium positions than 1.25 at the end (docs: ablations).
     config.search.c_puct = 2.5
-    config.selfplay.update(
-        batch_size=64,
-        num_moves=84,
-        full_search_probability=0.25,
-        fast_simulations=16,
-        root_value_weight=0.5,
-    )
+    config.selfplay.update(batch_size=64, num_moves=84, root_value_weight=0.5)
+    config.budget.update(kind="playout_cap", full_search_probability=0.25, fast_simulations=16)
     # The last ~130 iterations' positions (~1,150 kept an iteration). Over the whole
     # schedule: 9.7% of Middle-Medium at iteration 480 against 60,000's 12.4% (seed 0), and
     # 9.6% against 10.9% on seed 1; 8.5-10.5% at every checkpoint of either seed from about
@@ -111,12 +106,9 @@ def cpu(config: ml_collections.ConfigDict) -> None:
     # playout_cap spends about 116, so 204-237 positions a second on 2 AMD cores. Play and
     # the judge search with num_simulations (64) of Gumbel.
     config.search.policy = "gumbel"
-    config.selfplay.update(
-        simulation_stages=((0, 16),),
-        full_search_probability=1.0,
-        num_sampling_moves=42,
-        random_opening_plies=2,
-    )
+    config.selfplay.update(simulation_stages=((0, 16),), num_sampling_moves=42)
+    config.budget.kind = "full"
+    config.opening.update(kind="random", random_plies=2)
     # About 2 samples a new position (playout_cap's about 3.6): 5-6 s of a 20 s iteration.
     config.learner.updates_per_iteration = 32
     config.evaluation.every = 50

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ml_collections
 
-from alphazero_jax.configs._smoke import shrink
+from alphazero_jax.presets._smoke import shrink
 
 
 def _common(config: ml_collections.ConfigDict) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ml_collections
 
-from alphazero_jax.configs._smoke import shrink
+from alphazero_jax.presets._smoke import shrink
 
 OPPONENTS = ("random", "greedy:flips", "minimax:2")
 AGENT_ITERATIONS = 360
@@ -63,13 +63,9 @@ def agent(config: ml_collections.ConfigDict) -> None:
     # 64 slots x 128 plies: two games of ~60 plies a slot, a quarter of the moves kept:
     # ~2,000 positions an iteration, each sampled about twice (16 updates of 256).
     config.selfplay.update(
-        batch_size=64,
-        num_moves=128,
-        num_sampling_moves=12,
-        full_search_probability=0.25,
-        fast_simulations=16,
-        root_value_weight=0.5,
+        batch_size=64, num_moves=128, num_sampling_moves=12, root_value_weight=0.5
     )
+    config.budget.update(kind="playout_cap", full_search_probability=0.25, fast_simulations=16)
     config.replay.capacity = 150_000
     config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
     config.evaluation.update(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ml_collections
 
-from alphazero_jax.configs._smoke import shrink
+from alphazero_jax.presets._smoke import shrink
 
 OPPONENTS = ("random", "greedy:path", "minimax:2")
 AGENT_ITERATIONS = 360
@@ -36,7 +36,7 @@ def _small(config: ml_collections.ConfigDict) -> None:
     config.game.settings = {"size": 5, "walls": 3, "distance_planes": 1}
     # One side's first 0-3 moves are random, mostly walls dropped anywhere, so that the
     # network learns boards like those a random player leaves.
-    config.selfplay.handicap_moves = 3
+    config.opening.update(kind="handicap", handicap_moves=3)
     # A quarter of every node's value is the game's heuristic (the shortest-path race), so
     # that a side sure of its win still walks to its goal.
     config.search.heuristic_weight = 0.25
@@ -74,19 +74,15 @@ def agent(config: ml_collections.ConfigDict) -> None:
     wall is sequential)."""
     _small(config)
     config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
-    config.selfplay.handicap_moves = 4
+    config.opening.handicap_moves = 4
     config.num_iterations = AGENT_ITERATIONS
     config.network.update(channels=32, blocks=3, value_hidden=32)
     config.search.num_simulations = 32
     # num_moves: the move cap (4 x 81 plies), so that even a capped game finishes.
     config.selfplay.update(
-        batch_size=32,
-        num_moves=324,
-        num_sampling_moves=10,
-        full_search_probability=0.25,
-        fast_simulations=8,
-        root_value_weight=0.5,
+        batch_size=32, num_moves=324, num_sampling_moves=10, root_value_weight=0.5
     )
+    config.budget.update(kind="playout_cap", full_search_probability=0.25, fast_simulations=8)
     config.replay.capacity = 150_000
     config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
     config.evaluation.update(every=AGENT_ITERATIONS // 4, games=64, opponents=OPPONENTS)

@@ -8,6 +8,9 @@ Committed, so that they read on the repository's host too (``docs/reference/``):
 - ``reference/presets_<game>.md``, one per game: its presets (``configs.presets(game)``) with
   the docstring of the function that makes each, and every key a preset sets to something
   else than its default.
+- ``reference/plug_points.md``: every plug point (``alphazero_jax.plugs.ALL``), with the
+  function that registers one and its signature, what picks it, its built-ins and its
+  tutorial: the table of docs/extending.md.
 
 They go stale when a setting, a default or a preset changes: ``make reference`` (the same as
 ``python -m docs._ext.generated --write``) writes them again, and
@@ -78,14 +81,10 @@ def _lookup(config: Any, key: str) -> Any:
 
 
 def _preset_functions(game: str) -> dict:
-    """``preset -> function`` of ``game``: ``configs/<game>.py``'s ``PRESETS``, else the
-    generic presets of a game that has none of its own (``configs/generic.py``)."""
-    for module in (f"alphazero_jax.configs.{game}", "alphazero_jax.configs.generic"):
-        try:
-            return importlib.import_module(module).PRESETS
-        except ModuleNotFoundError:
-            continue
-    return {}
+    """``preset -> function`` of ``game``: its record's presets, else the generic ones."""
+    from alphazero_jax import configs
+
+    return configs.preset_functions(game)
 
 
 def _summary(function: Any) -> str:
@@ -150,9 +149,58 @@ def settings_page() -> str:
         f"# Every setting\n\n{_notice()}\n\n"
         "Each key with its default, the values it accepts and what it does. A run refuses a "
         "config whose value breaks a key's rule, and says which key and what it accepts; "
-        "rules that relate several keys are `training.config_schema.validate_config`'s. "
+        "rules that relate several keys are `configs.plan.read`'s. "
         "Each game's presets: the [configuration](../configuration.md) page.\n\n"
         + settings_markdown()
+    )
+
+
+def _register_function(dotted: str):
+    """The function a registry names as its ``register_with`` (``search.register``)."""
+    module, _, name = ("alphazero_jax." + dotted).rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def _signature(fn) -> str:
+    """``fn``'s parameters as a reader writes them: names, ``*`` and defaults (a function's
+    by its name), without annotations."""
+    import inspect
+
+    written, starred = [], False
+    for parameter in inspect.signature(fn).parameters.values():
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY and not starred:
+            written.append("*")
+            starred = True
+        default = parameter.default
+        if default is inspect.Parameter.empty:
+            written.append(parameter.name)
+        else:
+            shown = getattr(default, "__name__", None) if callable(default) else repr(default)
+            written.append(f"{parameter.name}={shown}")
+    return ", ".join(written)
+
+
+def plug_points_page() -> str:
+    """Every plug point: how one registers, what picks it, the built-ins, the tutorial."""
+    from alphazero_jax import plugs
+
+    sections = []
+    for registry in plugs.ALL:
+        dotted = registry.register_with
+        signature = _signature(_register_function(dotted))
+        built_in = [n for n in registry.available() if registry.is_built_in(n)]
+        sections.append(
+            f"## {registry.what[0].upper()}{registry.what[1:]}\n\n"
+            f"`{dotted}({signature})`\n\n"
+            f"- picked by: {registry.picked_by}\n"
+            f"- built in: {', '.join(f'`{n}`' for n in built_in)}\n"
+            f"- how to write one: [{registry.guide}](../{registry.guide})\n"
+        )
+    return (
+        f"# Plug points\n\n{_notice()}\n\n"
+        "Each plug point is a registry (`alphazero_jax.plugs`); a plug-in is registered in a "
+        "module that the run's `config.imports` names. [Extending](../extending.md) says "
+        "what they share.\n\n" + "\n".join(sections)
     )
 
 
@@ -161,6 +209,7 @@ def reference_pages() -> dict[pathlib.Path, str]:
     from alphazero_jax import configs
 
     pages = {REFERENCE / "settings.md": settings_page()}
+    pages[REFERENCE / "plug_points.md"] = plug_points_page()
     for game in configs.available():
         pages[REFERENCE / f"presets_{game}.md"] = presets_markdown(game)
     return pages

@@ -1,5 +1,6 @@
-"""What the entry points share: the start of ``main`` (with the compilation cache), and game
-settings and play-time search settings on the command line."""
+"""What the entry points share: the start of ``main`` (with the compilation cache), how flags
+are read (``run``: ``--help`` ends with status 0, a bad flag in one line), and game settings
+and play-time search settings on the command line."""
 
 from __future__ import annotations
 
@@ -63,12 +64,41 @@ def parse_settings(text: str) -> dict[str, int]:
 
 
 def run(main: Callable[[list[str]], None], module: str, **kwargs) -> None:
-    """``app.run(main)`` for an entry point whose flags ``module`` defines: its ``--help``
-    lists them also when it starts as an installed console script (absl lists the flags of
-    the program's own file, which is then the script's)."""
+    """``app.run(main)`` for an entry point whose flags ``module`` defines, its flags read by
+    ``parse_flags`` (or the ``flags_parser`` given, which calls it). Its ``--help`` shows the
+    module's docstring and lists its flags also when it starts as an installed console
+    script (absl shows those of the program's own file, which is then the script's)."""
     for flag in flags.FLAGS.get_key_flags_for_module(module):
         flags.FLAGS.register_key_flag_for_module(sys.argv[0], flag)
+    script = sys.modules["__main__"]
+    if script.__doc__ is None and module in sys.modules:
+        script.__doc__ = sys.modules[module].__doc__
+    kwargs.setdefault("flags_parser", parse_flags)
     app.run(main, **kwargs)
+
+
+def parse_flags(argv: list[str]) -> list[str]:
+    """Reads the flags in ``argv`` as absl does, but ``--help``, ``--helpfull`` and
+    ``--helpxml`` end with status 0 (absl's with 1), and a bad flag ends the program in one
+    line (status 2).
+
+    Returns:
+      The arguments that are not flags, the program's name first.
+    """
+    try:
+        rest = flags.FLAGS(argv)
+    except SystemExit as stop:  # only absl's help flags end the parse: status 1 after the help
+        sys.exit(0 if stop.code == 1 else stop.code)
+    except flags.Error as error:
+        fail(one_line(error))
+    return rest
+
+
+def one_line(error: object) -> str:
+    """The first and the last line of a long message (a config file's error arrives with
+    its traceback inside)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [repr(error)]
+    return " ".join(dict.fromkeys([lines[0], lines[-1]]))
 
 
 def writable_directory(path: str, flag: str) -> str:

@@ -1,6 +1,8 @@
 """What the entry points share: the start of ``main`` (with the compilation cache), how flags
-are read (``run``: ``--help`` ends with status 0, a bad flag in one line), and game settings
-and play-time search settings on the command line."""
+are read (``run``: ``--help`` ends with status 0, a bad flag in one line, a flag's old name
+with a notice), and game settings and play-time search settings on the command line.
+
+A renamed flag keeps its old name until ``OLD_NAMES_GO_IN`` (``define_old_name``)."""
 
 from __future__ import annotations
 
@@ -79,8 +81,8 @@ def run(main: Callable[[list[str]], None], module: str, **kwargs) -> None:
 
 def parse_flags(argv: list[str]) -> list[str]:
     """Reads the flags in ``argv`` as absl does, but ``--help``, ``--helpfull`` and
-    ``--helpxml`` end with status 0 (absl's with 1), and a bad flag ends the program in one
-    line (status 2).
+    ``--helpxml`` end with status 0 (absl's with 1), a bad flag ends the program in one line
+    (status 2), and each old name given (``define_old_name``) gets its notice.
 
     Returns:
       The arguments that are not flags, the program's name first.
@@ -91,6 +93,7 @@ def parse_flags(argv: list[str]) -> list[str]:
         sys.exit(0 if stop.code == 1 else stop.code)
     except flags.Error as error:
         fail(one_line(error))
+    _read_old_names()
     return rest
 
 
@@ -99,6 +102,38 @@ def one_line(error: object) -> str:
     its traceback inside)."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [repr(error)]
     return " ".join(dict.fromkeys([lines[0], lines[-1]]))
+
+
+def notice(message: str) -> None:
+    """``notice: <message>`` on one line of stderr: what goes on working, but not for long."""
+    print(f"notice: {message}", file=sys.stderr, flush=True)
+
+
+# Flags renamed to the shared vocabulary keep their old names until this release.
+OLD_NAMES_GO_IN = "0.3.0"
+_OLD_NAMES: dict[str, str] = {}  # old name -> new name, of the flags this program defines
+
+
+def define_old_name(old: str, new: str) -> None:
+    """Keeps ``--old``, the name the program's flag ``--new`` had before, working until
+    ``OLD_NAMES_GO_IN``: it sets ``--new`` and ``parse_flags`` prints a notice naming
+    ``--new``; the old name and the new one given together end the program in one line.
+    Call it after ``--new`` is defined."""
+    flags.DEFINE_alias(old, new)
+    flags.FLAGS[old].help = f"The old name of --{new}, read until {OLD_NAMES_GO_IN}."
+    _OLD_NAMES[old] = new
+
+
+def _read_old_names() -> None:
+    """A notice for each old name given; one line and status 2 for an old name given with
+    its new one (the alias sets the new flag too, so the new one counts both)."""
+    for old, new in _OLD_NAMES.items():
+        given = flags.FLAGS[old].present
+        if not given:
+            continue
+        if flags.FLAGS[new].present > given:
+            fail(f"--{old} is the old name of --{new}; give only --{new}.")
+        notice(f"--{old} is now --{new}; the old name goes in {OLD_NAMES_GO_IN}.")
 
 
 def writable_directory(path: str, flag: str) -> str:

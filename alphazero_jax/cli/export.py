@@ -1,14 +1,14 @@
 r"""Exports a run's trained network as an agent: by default into the package, as the
 ``az:pretrained`` agent of its game.
 
-    alphazero-export --run=runs/connect_four --command="make train"
-    alphazero-export --run=runs/connect_four --output_dir=agents
+    alphazero-export --workdir=runs/connect_four --command="make train"
+    alphazero-export --workdir=runs/connect_four --output=agents
 
 Writes ``<game key>/variables.msgpack`` and ``agent.json`` (the run's game, network and
 search settings, and how it was trained) from the run's newest checkpoint (``--step`` for
-another) into ``--output_dir``, replacing the game's earlier agent there. The default
+another) into ``--output``, replacing the game's earlier agent there. The default
 folder is the package's ``alphazero_jax/data/agents``: commit both files to ship the agent.
-Any other folder's agent plays as ``az:<output_dir>/<game key>``.
+Any other folder's agent plays as ``az:<output>/<game key>``.
 
 (``python -m experiments.export_agent`` in a checkout runs the same ``main``.)
 """
@@ -27,7 +27,7 @@ from alphazero_jax.cli import host_devices  # noqa: F401
 # isort: split
 from alphazero_jax.cli import common as cli
 
-_RUN = flags.DEFINE_string("run", None, "The run directory to export.", required=True)
+_WORKDIR = flags.DEFINE_string("workdir", None, "The run directory to export.", required=True)
 _STEP = flags.DEFINE_integer("step", None, "The checkpoint (iteration); default: newest.")
 _COMMAND = flags.DEFINE_string("command", "", "The command that trained the run.")
 _MACHINE = flags.DEFINE_string(
@@ -37,13 +37,15 @@ _COMMIT = flags.DEFINE_string(
     "commit", None, "The source's commit it was trained with (default: this checkout's HEAD)."
 )
 _OUTPUT = flags.DEFINE_string(
-    "output_dir",
+    "output",
     None,
     "Where the agent's folder goes (default: the package's data/agents, as az:pretrained).",
 )
 _COMPLETE = flags.DEFINE_bool(
     "require_complete", False, "Refuse a run stopped before its last iteration (recipes)."
 )
+cli.define_old_name("run", "workdir")
+cli.define_old_name("output_dir", "output")
 
 
 def _head() -> str:
@@ -71,10 +73,10 @@ def main(argv: list[str]) -> None:
 
     folder = None
     if _OUTPUT.value is not None:
-        folder = pathlib.Path(cli.writable_directory(_OUTPUT.value, "output_dir"))
+        folder = pathlib.Path(cli.writable_directory(_OUTPUT.value, "output"))
     try:
         path = pretrained.export(
-            _RUN.value,
+            _WORKDIR.value,
             step=_STEP.value,
             folder=folder,
             command=_COMMAND.value,

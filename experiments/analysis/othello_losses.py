@@ -2,7 +2,7 @@ r"""How an Othello agent's lost games ended: replays a match of ``alphazero-judg
 (or of ``arena.play``) with the same keys, keeping each game's final board.
 
     python -m experiments.analysis.othello_losses \
-        --network=alphazero_jax/data/agents/othello-size8-legal_plane1 \
+        --workdir=alphazero_jax/data/agents/othello-size8-legal_plane1 \
         --opponent=greedy:flips [--games=200] [--match_seed=0] [--simulations=0]
 
 The network plays as ``alphazero-judge baselines --workdir=... --simulations=...`` plays it
@@ -19,14 +19,14 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-from absl import app, flags
+from absl import flags
 
 from alphazero_jax import agents, search
 from alphazero_jax.cli import common as cli
 from alphazero_jax.games import othello_rules
 
 _WORKDIR = flags.DEFINE_string(
-    "network",
+    "workdir",
     None,
     "The network: a run, a checkpoint or an exported agent's folder.",
     required=True,
@@ -37,6 +37,7 @@ _SEED = flags.DEFINE_integer("match_seed", 0, "The match's key (the judge's --se
 _SIMULATIONS = flags.DEFINE_integer(
     "simulations", 0, "The network's search simulations (0: the run's own; as the judge's)."
 )
+cli.define_old_name("network", "workdir")
 OPENING_MOVES = 2  # alphazero-judge baselines' random plies
 
 
@@ -125,7 +126,7 @@ def main(argv: list[str]) -> None:
     except (FileNotFoundError, ValueError) as error:
         cli.fail(error)
     if run.game.name != "othello":
-        cli.fail(f"--network={_WORKDIR.value}: expected an Othello run, got {run.game.name}.")
+        cli.fail(f"--workdir={_WORKDIR.value}: expected an Othello run, got {run.game.name}.")
     lost = losses(
         run, _OPPONENT.value, _GAMES.value, jax.random.key(_SEED.value), _SIMULATIONS.value
     )
@@ -145,4 +146,4 @@ def main(argv: list[str]) -> None:
 if __name__ == "__main__":
     from alphazero_jax.cli import host_devices  # noqa: F401  (as the judges)
 
-    app.run(main)
+    cli.run(main, __name__)

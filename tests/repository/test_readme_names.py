@@ -822,7 +822,7 @@ $ make no_such_target
 
 `alphazero-play --game=connect_four --colour=red`, `--config.<key>=<value>`.
 [a notebook](tutorials/play.ipynb), [a missing one](tutorials/missing.ipynb)
-`alphazero-judge agents --runs=a`, `alphazero-judge nope`, `alphazero-judge curves --runs=a`,
+`alphazero-judge agents --workdir=a`, `alphazero-judge nope`, `alphazero-judge curves --workdir=a`,
 `alphazero-judge <judgment> --help`, `alphazero-judge`.
 """
 
@@ -835,7 +835,11 @@ def test_check_readme__reads_console_blocks_programs_roles_and_docs_links():
         ("page.md:8:", "make no_such_target", "no target 'no_such_target'"),
         ("page.md:11:", "alphazero-play", "no flag --colour"),
         ("page.md:12:", "tutorials/missing.ipynb", "no such file"),
-        ("page.md:13:", "alphazero-judge agents", "alphazero-judge agents defines no flag --runs"),
+        (
+            "page.md:13:",
+            "alphazero-judge agents",
+            "alphazero-judge agents defines no flag --workdir",
+        ),
         ("page.md:13:", "alphazero-judge nope", "no subcommand 'nope' (it has agents, "),
     ]
     for where, span, what in expected:
@@ -852,6 +856,7 @@ def test_check_readme__reads_console_blocks_programs_roles_and_docs_links():
         ("experiments.train", "compilation_cache_dir"),  # an imported module's
         ("experiments.serve", "nocompilation_cache"),  # a boolean's negation
         ("experiments.play", "verbosity"),  # absl's
+        ("experiments.export_agent", "run"),  # an old name (common.define_old_name)
     ],
 )
 def test_entry_flags__include_imported_negated_and_absl_flags(module, flag):

@@ -45,6 +45,7 @@ CASES = [
     (EXPORT, ["--workdir={run}", "--output={tmp}/agents"], "cannot be read"),
     (EXPORT, ["--workdir=/nonexistent", "--output={tmp}/agents"], "no training run"),
     (EXPORT, ["--workdir={run}", "--output=/proc/x"], "--output=/proc/x"),
+    (EXPORT, ["--workdir={run}"], "--output: expected the folder the agent goes to"),
     ("experiments.export_agent", ["--workdir=/nonexistent", "--output=agents"], "no training run"),
     ("alphazero_jax.cli.serve", ["--port=0"], "--port"),
     ("alphazero_jax.cli.serve", ["--no_such_flag"], "error: Unknown command line flag"),

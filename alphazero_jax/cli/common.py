@@ -1,8 +1,12 @@
 """What the entry points share: the start of ``main`` (with the compilation cache), how flags
 are read (``run``: ``--help`` ends with status 0, a bad flag in one line, a flag's old name
-with a notice), and game settings and play-time search settings on the command line.
+with a notice), the flags every program names alike (``--simulations``), and game settings
+and play-time search settings on the command line.
 
-A renamed flag keeps its old name until ``OLD_NAMES_GO_IN`` (``define_old_name``)."""
+The programs' vocabulary: a training run's directory is ``--workdir`` (several: a list),
+an output folder ``--output``, agent specs ``--agents`` (``--agent`` for one), and
+``--simulations`` is ``SIMULATIONS_HELP`` everywhere. A renamed flag keeps its old name
+until ``OLD_NAMES_GO_IN`` (``define_old_name``)."""
 
 from __future__ import annotations
 
@@ -134,6 +138,39 @@ def _read_old_names() -> None:
         if flags.FLAGS[new].present > given:
             fail(f"--{old} is the old name of --{new}; give only --{new}.")
         notice(f"--{old} is now --{new}; the old name goes in {OLD_NAMES_GO_IN}.")
+
+
+# --simulations: one meaning in every program.
+
+SIMULATIONS_HELP = (
+    "Search simulations a network plays with: -1 the run's own search (its "
+    "config.search.num_simulations), 0 its raw policy (no search), N > 0 a search of N."
+)
+
+
+def define_simulations(extra: str = "") -> flags.FlagHolder[int]:
+    """``--simulations`` (``SIMULATIONS_HELP``, then ``extra``), -1 by default."""
+    help_text = " ".join(filter(None, (SIMULATIONS_HELP, extra)))
+    return flags.DEFINE_integer("simulations", -1, help_text, lower_bound=-1)
+
+
+OLD_ZERO_HELP = (
+    f"Until {OLD_NAMES_GO_IN}, 0 here still means the run's own search (its old meaning), "
+    "with a notice."
+)
+
+
+def read_old_zero(counts: list[int]) -> list[int]:
+    """``counts`` of ``--simulations`` in a program where 0 meant the run's own search (the
+    learning proofs): 0 is read as -1, with a notice, until ``OLD_NAMES_GO_IN``, when 0
+    becomes the raw policy there too (``OLD_ZERO_HELP`` says so in the flag's help)."""
+    if 0 not in counts:
+        return counts
+    notice(
+        f"--simulations=0 for the run's own search is now --simulations=-1; 0 is the raw "
+        f"policy from {OLD_NAMES_GO_IN}."
+    )
+    return [-1 if count == 0 else count for count in counts]
 
 
 def writable_directory(path: str, flag: str) -> str:

@@ -48,7 +48,6 @@ CASES = [
     (EXPORT, ["--workdir={run}"], "--output: expected the folder the agent goes to"),
     ("experiments.export_agent", ["--workdir=/nonexistent", "--output=agents"], "no training run"),
     ("alphazero_jax.cli.serve", ["--port=0"], "--port"),
-    ("alphazero_jax.cli.serve", ["--no_such_flag"], "error: Unknown command line flag"),
     ("experiments.benchmarks.arena", ["--matches=nope"], "--matches"),
     (JUDGE, [], "expected a judgment first"),
     (JUDGE, ["proof", "--workdir={run}"], "got 'proof'"),
@@ -67,6 +66,10 @@ CASES = [
     (JUDGE, ["checkpoints", "--workdir={run}", "--positions=1"], "cannot be read"),
     (JUDGE, ["checkpoints", "--workdir={tmp}"], "no checkpoints"),
     (JUDGE, ["curves", "--workdir={tmp}"], "judge the run first"),
+    (JUDGE, ["baselines", "--workdir={run}", "--simulations=-2"], "expected integers >= -1"),
+    ("alphazero_jax.cli.play", ["--agent=random", "--simulations=8"], "expected an az: agent"),
+    ("alphazero_jax.cli.play", ["--simulations=-2"], "--simulations"),
+    ("alphazero_jax.cli.serve", ["--no_such_flag"], "error: Unknown command line flag"),
     (
         "alphazero_jax.cli.train",
         ["--config=connect_four:cpu", "--workdir={tmp}/w", "--config.replay.capacity=10**12"],

@@ -28,7 +28,7 @@ from alphazero_jax.cli.judge import _common as common
 _WORKDIR = flags.DEFINE_string(
     "workdir", None, "The run directory whose saved checkpoints are judged.", required=True
 )
-_SIMULATIONS = flags.DEFINE_integer("simulations", -1, "Simulations (-1: the run's own).")
+_SIMULATIONS = cli.define_simulations("Every checkpoint plays with it.")
 _SETS, _POSITIONS, _BATCH, _SEED = common.define_judging()
 cli.define_old_name("run", "workdir")
 

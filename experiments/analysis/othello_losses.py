@@ -2,7 +2,7 @@ r"""How an Othello agent's lost games ended: replays a match of ``alphazero-judg
 (or of ``arena.play``) with the same keys, keeping each game's final board.
 
     python -m experiments.analysis.othello_losses \
-        --workdir=alphazero_jax/data/agents/othello-size8-legal_plane1 \
+        --network=alphazero_jax/data/agents/othello-size8-legal_plane1 \
         --opponent=greedy:flips [--games=200] [--match_seed=0] [--simulations=-1]
 
 The network plays as ``alphazero-judge baselines --workdir=... --simulations=...`` plays it
@@ -26,7 +26,7 @@ from alphazero_jax.cli import common as cli
 from alphazero_jax.games import othello_rules
 
 _WORKDIR = flags.DEFINE_string(
-    "workdir",
+    "network",
     None,
     "The network: a run, a checkpoint or an exported agent's folder.",
     required=True,
@@ -35,7 +35,6 @@ _OPPONENT = flags.DEFINE_string("opponent", "greedy:flips", "The opponent's agen
 _GAMES = flags.DEFINE_integer("games", 200, "Games, an even number (half with each colour).")
 _SEED = flags.DEFINE_integer("match_seed", 0, "The match's key (the judge's --seed).")
 _SIMULATIONS = cli.define_simulations(f"As alphazero-judge baselines reads it. {cli.OLD_ZERO_HELP}")
-cli.define_old_name("network", "workdir")
 OPENING_MOVES = 2  # alphazero-judge baselines' random plies
 
 
@@ -124,7 +123,7 @@ def main(argv: list[str]) -> None:
     except (FileNotFoundError, ValueError) as error:
         cli.fail(error)
     if run.game.name != "othello":
-        cli.fail(f"--workdir={_WORKDIR.value}: expected an Othello run, got {run.game.name}.")
+        cli.fail(f"--network={_WORKDIR.value}: expected an Othello run, got {run.game.name}.")
     (simulations,) = cli.read_old_zero([_SIMULATIONS.value])
     lost = losses(run, _OPPONENT.value, _GAMES.value, jax.random.key(_SEED.value), simulations)
     wiped = [game for game in lost if game["discs"] == 0]

@@ -75,12 +75,13 @@ train: $(VENV)/.installed-$(ACCEL)
 		--config=connect_four:auto $(TRAIN_ARGS)
 
 # A shipped agent's recipe: train GAME's RECIPE preset (`agent` unless named) into
-# runs/RECIPE_GAME (run it again to resume), then export it as the package's az:pretrained
-# with this command and commit.
+# runs/RECIPE_GAME (run it again to resume), then export it into the package's own folder
+# of agents, as its az:pretrained, with this command and commit.
 agent: $(VENV)/.installed-$(ACCEL)
 	$(BIN)/python -m experiments.train --workdir=runs/$(RECIPE)_$(GAME) \
 		--config=$(GAME):$(RECIPE) $(TRAIN_ARGS)
-	$(BIN)/python -m experiments.export_agent --run=runs/$(RECIPE)_$(GAME) --require_complete \
+	$(BIN)/python -m experiments.export_agent --workdir=runs/$(RECIPE)_$(GAME) \
+		--output=alphazero_jax/data/agents --require_complete \
 		--command="make agent GAME=$(GAME)$(if $(filter-out agent,$(RECIPE)), RECIPE=$(RECIPE))"
 
 play: $(VENV)/.installed-$(ACCEL)
@@ -139,7 +140,7 @@ docs: $(VENV)/.installed-test-$(ACCEL)
 # The offline play page: the shipped agents as ONNX with the page and ONNX Runtime Web,
 # for any static file host (docs/play.md). Try it: python -m http.server -d $(PAGE_DIR)
 page: $(VENV)/.installed-test-$(ACCEL) npm
-	$(BIN)/alphazero-export-web --out=$(PAGE_DIR) --page
+	$(BIN)/alphazero-export-web --output=$(PAGE_DIR) --page
 
 # The configuration reference and each game's preset table, committed under docs/reference/
 # (tests/repository/test_docs.py fails while one is stale; the docs build writes them too).

@@ -9,8 +9,9 @@ Each lives in ``alphazero_jax/data/agents/<key>/`` (``key_of(game)``, e.g.
   modules that register its plug-ins, ``imports``) and how it was trained: command,
   iterations, training minutes, machine, library versions.
 
-``export(workdir)`` (``alphazero-export --run=<workdir>``) writes both
-from a run's newest checkpoint, so shipping a stronger agent is one command.
+``export(workdir)`` (``alphazero-export --workdir=<run> --output=<folder>``, which
+``make agent`` runs with this folder) writes both from a run's newest checkpoint, so
+shipping a stronger agent is one command.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def load(game: Game, folder: pathlib.Path | None = None) -> runs.RestoredNetwork
         raise ValueError(
             f"No pretrained agent for {game.name} {dict(game.settings)}; shipped: "
             f"{', '.join(available(folder)) or 'none'}. Train one and export it with "
-            "alphazero-export --run=<run>."
+            "alphazero-export --workdir=<run> --output=<folder>."
         )
     return _read(path, game, _described(path))
 

@@ -9,6 +9,8 @@ import types
 
 from absl import flags
 
+from alphazero_jax.cli import common as cli
+
 flags.disclaim_key_flags()  # the flags belong to the program that asks for them
 
 
@@ -29,7 +31,7 @@ def define() -> types.SimpleNamespace:
             "checkpoint_minutes", 0.0, "Minutes between checkpoints (0: the arms' own)."
         ),
         judges=d.DEFINE_list("judges", None, "perfect_play, oracle, ladder (default: by game)."),
-        simulations=d.DEFINE_integer("simulations", -1, "Judging search (-1: the run's own)."),
+        simulations=cli.define_simulations("The judges play every checkpoint with it."),
         sets=d.DEFINE_list("sets", None, "Perfect-play sets (default: all)."),
         positions=d.DEFINE_integer("positions", 0, "First positions of each set (0: all)."),
         anchors=d.DEFINE_list(

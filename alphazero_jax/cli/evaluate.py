@@ -7,8 +7,8 @@ r"""Plays a round robin between agents and fits their Elo ladder.
 
 Every pair plays ``--games`` games, half with each agent moving first. Prints each match
 as it ends, then the cross table and the ladder (``--anchor`` rated 0), and writes
-results.csv, ladder.json and ladder.png to ``--output_dir``. ``--helpfull`` lists the
-agent specs (``alphazero_jax.agents.KINDS``).
+results.csv, ladder.json and ladder.png to ``--output``. ``--helpfull`` lists the
+agent specs (``alphazero_jax.agents.kinds()``).
 """
 
 from __future__ import annotations
@@ -38,8 +38,11 @@ _SEED = flags.DEFINE_integer("seed", 0, "Random seed.")
 _OPENING = flags.DEFINE_integer(
     "opening_moves", 2, "Random plies opening each game (shared by the colour-swapped pair)."
 )
-_OUTPUT = flags.DEFINE_string("output_dir", None, "Output dir (default runs/evaluate/<game>).")
+_OUTPUT = flags.DEFINE_string(
+    "output", None, "Where the results and the ladder go (default: runs/evaluate/<game>)."
+)
 _ANCHOR = flags.DEFINE_string("anchor", "random", "The agent rated 0 on the ladder.")
+cli.define_old_name("output_dir", "output")
 
 
 def _build(settings: dict[str, int]):
@@ -78,7 +81,7 @@ def main(argv: list[str]) -> None:
         cli.fail(error)
     game, players, anchor = _build(settings)
     output_dir = cli.writable_directory(
-        _OUTPUT.value or os.path.join("runs", "evaluate", _GAME.value), "output_dir"
+        _OUTPUT.value or os.path.join("runs", "evaluate", _GAME.value), "output"
     )
     num_pairs = len(players) * (len(players) - 1) // 2
     print(f"{game.name} {dict(game.settings)}: {num_pairs} pairs x {_GAMES.value} games")

@@ -1,14 +1,15 @@
-r"""Exports a run's trained network as an agent: by default into the package, as the
-``az:pretrained`` agent of its game.
+r"""Exports a run's trained network as an agent, into a folder of one's own or the package's.
 
-    alphazero-export --run=runs/connect_four --command="make train"
-    alphazero-export --run=runs/connect_four --output_dir=agents
+    alphazero-export --workdir=runs/connect_four --output=agents
+    alphazero-export --workdir=runs/connect_four --output=alphazero_jax/data/agents \
+        --command="make agent"
 
 Writes ``<game key>/variables.msgpack`` and ``agent.json`` (the run's game, network and
 search settings, and how it was trained) from the run's newest checkpoint (``--step`` for
-another) into ``--output_dir``, replacing the game's earlier agent there. The default
-folder is the package's ``alphazero_jax/data/agents``: commit both files to ship the agent.
-Any other folder's agent plays as ``az:<output_dir>/<game key>``.
+another) into ``--output``, replacing the game's earlier agent there; it then plays as
+``az:<output>/<game key>``. ``--output`` has no default: only the package's own folder,
+``alphazero_jax/data/agents`` (``make agent`` passes it), replaces the game's shipped
+``az:pretrained``; commit both files to ship the agent.
 
 (``python -m experiments.export_agent`` in a checkout runs the same ``main``.)
 """
@@ -27,7 +28,7 @@ from alphazero_jax.cli import host_devices  # noqa: F401
 # isort: split
 from alphazero_jax.cli import common as cli
 
-_RUN = flags.DEFINE_string("run", None, "The run directory to export.", required=True)
+_WORKDIR = flags.DEFINE_string("workdir", None, "The run directory to export.", required=True)
 _STEP = flags.DEFINE_integer("step", None, "The checkpoint (iteration); default: newest.")
 _COMMAND = flags.DEFINE_string("command", "", "The command that trained the run.")
 _MACHINE = flags.DEFINE_string(
@@ -37,13 +38,19 @@ _COMMIT = flags.DEFINE_string(
     "commit", None, "The source's commit it was trained with (default: this checkout's HEAD)."
 )
 _OUTPUT = flags.DEFINE_string(
-    "output_dir",
+    "output",
     None,
-    "Where the agent's folder goes (default: the package's data/agents, as az:pretrained).",
+    "The folder the agent's folder goes to (required; it replaces the game's earlier agent "
+    "there); the agent then plays as az:<output>/<game key>. The package's own folder of "
+    "agents (alphazero_jax/data/agents in a checkout, which make agent passes) replaces the "
+    "game's shipped az:pretrained for everyone who uses this installation: for an agent to "
+    "commit and ship.",
 )
 _COMPLETE = flags.DEFINE_bool(
     "require_complete", False, "Refuse a run stopped before its last iteration (recipes)."
 )
+cli.define_old_name("run", "workdir")
+cli.define_old_name("output_dir", "output")
 
 
 def _head() -> str:
@@ -69,12 +76,16 @@ def main(argv: list[str]) -> None:
     cli.begin(argv)
     from alphazero_jax.agents import pretrained
 
-    folder = None
-    if _OUTPUT.value is not None:
-        folder = pathlib.Path(cli.writable_directory(_OUTPUT.value, "output_dir"))
+    if _OUTPUT.value is None:
+        cli.fail(
+            "--output: expected the folder the agent goes to, e.g. --output=agents (then "
+            "az:agents/<game key> plays it), or the package's alphazero_jax/data/agents to "
+            "replace its shipped az:pretrained; got none."
+        )
+    folder = pathlib.Path(cli.writable_directory(_OUTPUT.value, "output"))
     try:
         path = pretrained.export(
-            _RUN.value,
+            _WORKDIR.value,
             step=_STEP.value,
             folder=folder,
             command=_COMMAND.value,
@@ -85,7 +96,8 @@ def main(argv: list[str]) -> None:
     except (FileNotFoundError, ValueError) as error:
         cli.fail(error)
     size = sum(f.stat().st_size for f in path.iterdir()) / 1024
-    plays = "az:pretrained" if folder is None else f"az:{path}"
+    shipped = folder.resolve() == pretrained.directory().resolve()
+    plays = "az:pretrained" if shipped else f"az:{path}"
     print(f"Wrote {path} ({size:.0f} KiB); {plays} now plays it.")
 
 

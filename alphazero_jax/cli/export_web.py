@@ -1,10 +1,10 @@
 r"""Export agents for the browser: each network as ONNX with its search settings, and with
 ``--page`` the static play page around them (``make page``).
 
-    alphazero-export-web --out=DIR [--agents=<run or agent folder>,...] \
+    alphazero-export-web --output=DIR [--workdir=<run or agent folder>,...] \
         [--page [--onnxruntime_web=node_modules/onnxruntime-web/dist]]
 
-Without ``--agents`` every shipped agent (``az:pretrained`` of each game) is written. A
+Without ``--workdir`` every shipped agent (``az:pretrained`` of each game) is written. A
 bundle is ``<key>.onnx`` and ``<key>.json`` (``alphazero_jax/play/web_bundle.py``), listed
 in ``agents.json``. With ``--page`` the bundles go to ``DIR/agents`` and the folder gets the
 page (``index.html``, its scripts, the play page's drawing modules) and ONNX Runtime Web's
@@ -19,9 +19,9 @@ from absl import flags
 
 from alphazero_jax.cli import common as cli
 
-_OUT = flags.DEFINE_string("out", None, "The folder to write (created if missing).")
-_AGENTS = flags.DEFINE_list(
-    "agents",
+_OUTPUT = flags.DEFINE_string("output", None, "The folder to write (created if missing).")
+_WORKDIR = flags.DEFINE_list(
+    "workdir",
     [],
     "Networks to export: run directories, <run>/checkpoints/<n> or exported agents' folders; "
     "default: every shipped agent.",
@@ -32,6 +32,8 @@ _ORT = flags.DEFINE_string(
     "node_modules/onnxruntime-web/dist",
     "With --page: the folder of ONNX Runtime Web's built files (npm ci installs them).",
 )
+cli.define_old_name("out", "output")
+cli.define_old_name("agents", "workdir")  # they are folders, not agent specs
 
 
 def main(argv: list[str]) -> None:
@@ -41,14 +43,14 @@ def main(argv: list[str]) -> None:
     from alphazero_jax.agents import pretrained
     from alphazero_jax.play import web_bundle, web_page
 
-    if not _OUT.value:
-        cli.fail("--out=<folder> is required.")
-    out = pathlib.Path(cli.writable_directory(_OUT.value, "out"))
+    if not _OUTPUT.value:
+        cli.fail("--output: expected the folder to write, --output=<folder>; got none.")
+    out = pathlib.Path(cli.writable_directory(_OUTPUT.value, "output"))
     bundles = out / web_page.AGENTS_FOLDER if _PAGE.value else out
     try:
         if _PAGE.value:
             web_page.check_onnxruntime_web(pathlib.Path(_ORT.value))
-        found = [pretrained.restore(path) for path in _AGENTS.value]
+        found = [pretrained.restore(path) for path in _WORKDIR.value]
         listed = web_bundle.write_page_agents(bundles, found or web_bundle.shipped_runs())
         if _PAGE.value:
             web_page.write_page(out, pathlib.Path(_ORT.value))
@@ -66,6 +68,7 @@ def main(argv: list[str]) -> None:
 
 
 def run() -> None:
+    """The ``alphazero-export-web`` console script."""
     cli.run(main, __name__)
 
 

@@ -6,7 +6,8 @@ r"""Play an agent in the terminal (``make play``).
 Moves in the game's notation (each game's is in ``--game``'s help, from its
 ``games.record``); ``undo``, ``hint``, ``eval``, ``moves``, ``new`` and ``quit`` at the
 prompt. The default agent is the network shipped for the game (``az:pretrained``);
-``--simulations`` sets a network's search (0: its raw policy), i.e. its strength.
+``--simulations`` sets a network's search (-1: the run's own, 0: its raw policy), i.e. its
+strength.
 """
 
 from __future__ import annotations
@@ -34,18 +35,18 @@ _AGENT = flags.DEFINE_string(
     "agent", "az:pretrained", f"The opponent's agent. {agents.spec_help()}"
 )
 _HUMAN = flags.DEFINE_enum("human", "first", ["first", "second", "none"], "Your side.")
-_SIMULATIONS = flags.DEFINE_integer(
-    "simulations", None, "Search simulations of a network agent (0: raw policy)."
+_SIMULATIONS = cli.define_simulations(
+    "For an az: agent only; -1 keeps the count its spec gives, if any."
 )
 _SEED = flags.DEFINE_integer("seed", 0, "The agent's randomness (new games add one).")
 
 
 def _spec() -> str:
     spec = _AGENT.value.strip()
-    if _SIMULATIONS.value is None:
+    if _SIMULATIONS.value < 0:  # the run's own, or the count the spec gives
         return spec
-    if not spec.startswith("az:") or _SIMULATIONS.value < 0:
-        cli.fail("--simulations (>= 0) applies to az: agents only.")
+    if not spec.startswith("az:"):
+        cli.fail(f"--simulations: expected an az: agent, whose search it sets; got --agent={spec}.")
     path, _ = agents.parse_az(spec)
     return f"az:{path}:{_SIMULATIONS.value}"
 

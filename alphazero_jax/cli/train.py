@@ -44,18 +44,13 @@ flags.mark_flags_as_required(["config", "workdir"])
 
 
 def _fail(error: Exception | str, status: int = 2) -> NoReturn:
-    """Exits with ``status`` and one line: the first and last line of a long message (a
-    config file's error arrives with its traceback inside)."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [repr(error)]
-    print("error: " + " ".join(dict.fromkeys([lines[0], lines[-1]])), file=sys.stderr)
-    sys.exit(status)
+    """Exits with ``status`` and one line (``common.one_line``)."""
+    cli.fail(cli.one_line(error), status)
 
 
 def _parse_flags(argv: list[str]) -> list[str]:
     try:
-        return flags.FLAGS(argv)
-    except flags.Error as error:
-        _fail(error)
+        return cli.parse_flags(argv)
     except (AttributeError, KeyError) as error:  # ml_collections: an override's unknown key
         while error.args and isinstance(error.args[0], Exception):
             error = error.args[0]

@@ -24,12 +24,15 @@ from alphazero_jax.types import Agent
 
 
 def _simulations(run, simulations: int) -> int:
-    return simulations or int(run.config.search.num_simulations)
+    """The count ``simulations`` stands for: the run's own for -1, 0 for the raw policy."""
+    return int(run.config.search.num_simulations) if simulations < 0 else simulations
 
 
 def describe_search(run, simulations: int) -> str:
-    """``"<policy>, <n> simulations"``: the search ``simulations`` stands for (0: the run's)."""
-    return f"{run.config.search.policy}, {_simulations(run, simulations)} simulations"
+    """``"<policy>, <n> simulations"``: the search ``simulations`` stands for (-1: the run's
+    own), or ``"raw policy"`` for 0."""
+    count = _simulations(run, simulations)
+    return f"{run.config.search.policy}, {count} simulations" if count else "raw policy"
 
 
 def _act_fn(run, num_simulations: int):
@@ -40,9 +43,9 @@ def _act_fn(run, num_simulations: int):
     )
 
 
-def search_moves(run, states, key, simulations: int = 0):
+def search_moves(run, states, key, simulations: int = -1):
     """int32[B]: the greedy move of a noise-free search from each state (``simulations``
-    0: the run's own)."""
+    -1: the run's own; 0: the raw policy)."""
     act_fn = _act_fn(run, _simulations(run, simulations))
     return jax.jit(act_fn)(run.variables, key, states)
 
@@ -52,18 +55,18 @@ def raw_policy_moves(run, states):
     return jax.jit(_act_fn(run, 0))(run.variables, jax.random.key(0), states)
 
 
-def play_random(run, num_games: int, key, simulations: int = 0) -> dict[str, float]:
+def play_random(run, num_games: int, key, simulations: int = -1) -> dict[str, float]:
     """Win, draw and loss rates of greedy search against uniform random moves (the network
     moves first in half of the games)."""
     return play_against(run, "random", num_games, key, simulations)
 
 
 def play_against(
-    run, opponent: str, num_games: int, key, simulations: int = 0, opening_moves: int = 0
+    run, opponent: str, num_games: int, key, simulations: int = -1, opening_moves: int = 0
 ) -> dict[str, float]:
     """Win, draw and loss rates of greedy search against the agent ``opponent`` names (the
     network moves first in half of the games; ``opening_moves`` random plies open each
-    colour-swapped pair)."""
+    colour-swapped pair; ``simulations`` -1: the run's own search, 0: the raw policy)."""
     other = agents.from_spec(run.game, opponent)
     network = Agent("network", _act_fn(run, _simulations(run, simulations)), run.variables)
     result = arena.play(
@@ -81,14 +84,14 @@ class OptimalMoves(NamedTuple):
     """The share of Tic-Tac-Toe positions in which a network's move is optimal."""
 
     positions: int  # every reachable position that is not over: 4,520
-    search: dict[int, float]  # simulations (0: the run's own) -> share with search
+    search: dict[int, float]  # simulations (-1: the run's own) -> share with search
     raw_policy: float  # the share with the raw policy (argmax of the legal logits)
 
 
 def optimal_moves(run, simulations: Sequence[int], key) -> OptimalMoves:
     """A Tic-Tac-Toe network's moves against the perfect oracle (``solvers.tic_tac_toe``)
     in each reachable position that is not over: with a noise-free search of each of
-    ``simulations`` (0: the run's own), and with the raw policy.
+    ``simulations`` (-1: the run's own; 0: the raw policy), and with the raw policy.
 
     Raises:
       ValueError: a run of another game.

@@ -3,10 +3,10 @@ r"""How an Othello agent's lost games ended: replays a match of ``alphazero-judg
 
     python -m experiments.analysis.othello_losses \
         --network=alphazero_jax/data/agents/othello-size8-legal_plane1 \
-        --opponent=greedy:flips [--games=200] [--match_seed=0] [--simulations=0]
+        --opponent=greedy:flips [--games=200] [--match_seed=0] [--simulations=-1]
 
 The network plays as ``alphazero-judge baselines --workdir=... --simulations=...`` plays it
-(a noise-free search of the run's own simulations for 0; ``learning_proof.play_against``),
+(a noise-free search of the run's own simulations for -1; ``learning_proof.play_against``),
 against ``--opponent``, after 2 random plies with colours swapped, all games in one batch,
 keyed by ``--match_seed`` (the judge's ``--seed``): the same games as that judge's, so its
 losses are the judge's losses.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-from absl import app, flags
+from absl import flags
 
 from alphazero_jax import agents, search
 from alphazero_jax.cli import common as cli
@@ -34,9 +34,7 @@ _WORKDIR = flags.DEFINE_string(
 _OPPONENT = flags.DEFINE_string("opponent", "greedy:flips", "The opponent's agent spec.")
 _GAMES = flags.DEFINE_integer("games", 200, "Games, an even number (half with each colour).")
 _SEED = flags.DEFINE_integer("match_seed", 0, "The match's key (the judge's --seed).")
-_SIMULATIONS = flags.DEFINE_integer(
-    "simulations", 0, "The network's search simulations (0: the run's own; as the judge's)."
-)
+_SIMULATIONS = cli.define_simulations(f"As alphazero-judge baselines reads it. {cli.OLD_ZERO_HELP}")
 OPENING_MOVES = 2  # alphazero-judge baselines' random plies
 
 
@@ -84,7 +82,7 @@ def final_states(game, act_a, act_b, params_a, params_b, key, num_games, opening
     return a_first, b_first
 
 
-def losses(run, opponent: str, num_games: int, key, simulations: int = 0) -> list[dict]:
+def losses(run, opponent: str, num_games: int, key, simulations: int = -1) -> list[dict]:
     """Each game the network lost: ``plies``, ``discs`` (the network's) and ``opponent_discs``,
     ``first`` (whether the network moved first)."""
     other = agents.from_spec(run.game, opponent)
@@ -92,7 +90,7 @@ def losses(run, opponent: str, num_games: int, key, simulations: int = 0) -> lis
         run.game,
         run.apply_fn,
         run.config.search.to_dict(),
-        num_simulations=simulations or int(run.config.search.num_simulations),
+        num_simulations=int(run.config.search.num_simulations) if simulations < 0 else simulations,
     )
     a_first, b_first = final_states(
         run.game, act_fn, other.act_fn, run.variables, other.params, key, num_games, OPENING_MOVES
@@ -126,9 +124,8 @@ def main(argv: list[str]) -> None:
         cli.fail(error)
     if run.game.name != "othello":
         cli.fail(f"--network={_WORKDIR.value}: expected an Othello run, got {run.game.name}.")
-    lost = losses(
-        run, _OPPONENT.value, _GAMES.value, jax.random.key(_SEED.value), _SIMULATIONS.value
-    )
+    (simulations,) = cli.read_old_zero([_SIMULATIONS.value])
+    lost = losses(run, _OPPONENT.value, _GAMES.value, jax.random.key(_SEED.value), simulations)
     wiped = [game for game in lost if game["discs"] == 0]
     print(
         f"{_WORKDIR.value} against {_OPPONENT.value}, {_GAMES.value} games: lost {len(lost)}, "
@@ -145,4 +142,4 @@ def main(argv: list[str]) -> None:
 if __name__ == "__main__":
     from alphazero_jax.cli import host_devices  # noqa: F401  (as the judges)
 
-    app.run(main)
+    cli.run(main, __name__)

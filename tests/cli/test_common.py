@@ -1,7 +1,8 @@
 """The entry points' shared command-line readers: ``with_search``, a network's play-time
 ``config.search`` settings from ``KEY=VALUE`` items (``alphazero-judge baselines
 --search``), set in a copy of its config, each value of the type of its own; a bad item
-ends the program in one line."""
+ends the program in one line. And the learning proofs' old ``--simulations=0``, and a long
+error's one line. (Reading flags, old names and ``--help``: test_vocabulary.py.)"""
 
 import pathlib
 
@@ -65,3 +66,17 @@ def test_search_values__reads_a_plug_in_s_bool_as_a_word_not_as_a_non_empty_stri
     with pytest.raises(SystemExit):
         common.search_values("rescale", ["no"], own, "--search")
     assert "--search: rescale takes values of type bool; got 'no'." in capsys.readouterr().err
+
+
+def test_read_old_zero__reads_0_as_the_runs_own_search_with_one_notice(capsys):
+    assert common.read_old_zero([-1, 128]) == [-1, 128]
+    assert capsys.readouterr().err == ""
+    assert common.read_old_zero([0, 128, 0]) == [-1, 128, -1]
+    [said] = capsys.readouterr().err.splitlines()
+    assert said.startswith("notice: --simulations=0 for the run's own search is now ")
+
+
+def test_one_line__keeps_the_first_and_the_last_line_of_a_long_message():
+    error = ValueError("Traceback (most recent call last):\n  File 'x.py'\n\nNameError: y\n")
+    assert common.one_line(error) == "Traceback (most recent call last): NameError: y"
+    assert common.one_line("bad value") == "bad value"

@@ -212,7 +212,7 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
         "-m",
         "alphazero_jax.cli.judge",
         "checkpoints",
-        f"--run={workdir}",
+        f"--workdir={workdir}",
         "--sets=Test_L3_R1",
         "--positions=10",
     ]
@@ -227,7 +227,7 @@ def test_training__judges_the_network_against_perfect_play_at_each_evaluation(tm
     output = tmp_path / "compare"
     command[3:] = [
         "curves",
-        f"--runs=a={workdir},{workdir}",
+        f"--workdir=a={workdir},{workdir}",
         f"--output={output}",
     ]
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)

@@ -165,7 +165,7 @@ def _evaluate(*args):
 
 
 def test_evaluate__writes_results_ladder_and_plot(tmp_path):
-    done = _evaluate("--agents=random,greedy", "--games=10", f"--output_dir={tmp_path}")
+    done = _evaluate("--agents=random,greedy", "--games=10", f"--output={tmp_path}")
     assert done.returncode == 0, done.stderr
     assert "[1/1] random vs greedy" in done.stdout
     assert "rank" in done.stdout and str(tmp_path) in done.stdout
@@ -177,14 +177,14 @@ def test_evaluate__writes_results_ladder_and_plot(tmp_path):
 
 
 def test_evaluate__bad_spec_exits_with_the_valid_specs(tmp_path):
-    done = _evaluate("--agents=random,minimax:x", f"--output_dir={tmp_path}")
+    done = _evaluate("--agents=random,minimax:x", f"--output={tmp_path}")
     assert done.returncode != 0
     assert "minimax:x" in done.stderr and "Valid specs" in done.stderr
     assert "Traceback" not in done.stderr
 
 
 def test_evaluate__anchor_not_among_agents_is_reported(tmp_path):
-    done = _evaluate("--agents=greedy,minimax:2", f"--output_dir={tmp_path}")
+    done = _evaluate("--agents=greedy,minimax:2", f"--output={tmp_path}")
     assert done.returncode != 0
     assert "--anchor='random' is not among the agents" in done.stderr
     assert "Add random to --agents" in done.stderr

@@ -212,8 +212,8 @@ def test_export_web_program__writes_a_bundle_per_agent(tmp_path):
             sys.executable,
             "-m",
             "alphazero_jax.cli.export_web",
-            f"--out={tmp_path}",
-            f"--agents={folder}",
+            f"--output={tmp_path}",
+            f"--workdir={folder}",
         ],
         capture_output=True,
         text=True,
@@ -229,12 +229,12 @@ def test_export_web_program__writes_a_bundle_per_agent(tmp_path):
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [
-        ([], "error: --out=<folder> is required."),
+        ([], "error: --output: expected the folder to write, --output=<folder>; got none."),
         (
-            ["--out={tmp}", "--page", "--onnxruntime_web={tmp}/none"],
+            ["--output={tmp}", "--page", "--onnxruntime_web={tmp}/none"],
             "ONNX Runtime Web's built files",
         ),
-        (["--out={tmp}", "--agents={tmp}/nothing"], "is no training run"),
+        (["--output={tmp}", "--workdir={tmp}/nothing"], "is no training run"),
     ],
 )
 def test_export_web_program__fails_in_one_line(tmp_path, arguments, expected):

@@ -356,7 +356,8 @@ def test_the_play_programs_help_names_each_games_notation_from_its_record():
     command = [sys.executable, "-m", "alphazero_jax.cli.play", "--help"]
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
-    shown = " ".join(done.stdout.split())  # absl wraps the help (and exits with 1)
+    assert done.returncode == 0, done.stderr
+    shown = " ".join(done.stdout.split())  # absl wraps the help
     assert "--game:" in shown, done.stderr
     for name in games.available():
         assert f"{name} (moves: {games.record(name).notation})" in shown

@@ -341,7 +341,7 @@ def test_installed__a_network_trained_exported_judged_and_rated_by_the_programs(
         "--config.num_iterations=1",
         "--config.evaluation.every=0",
     )
-    exported = program("alphazero-export", "--run=run", "--output_dir=agents")
+    exported = program("alphazero-export", "--workdir=run", "--output=agents")
     (agent,) = (outside / "agents").iterdir()
     assert (agent / "agent.json").is_file() and (agent / "variables.msgpack").is_file()
     assert f"az:agents/{agent.name} now plays it" in exported, exported
@@ -366,7 +366,7 @@ def test_installed__a_network_trained_exported_judged_and_rated_by_the_programs(
         "--game=tic_tac_toe",
         f"--agents={spec}:2,random",
         "--games=4",
-        "--output_dir=ladder",
+        "--output=ladder",
     )
     assert "[1/1] " in rated and "Elo ladder (random = 0" in rated, rated
     ladder = json.loads((outside / "ladder" / "ladder.json").read_text())

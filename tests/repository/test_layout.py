@@ -42,6 +42,7 @@ TESTS = ROOT / "tests"
 # Test files that test no single module: they cut across modules or check the repository.
 CROSS_CUTTING = {
     "cli/test_entry_points.py",  # every entry point's one-line failures
+    "cli/test_vocabulary.py",  # every program's flag names, --help and old names
     "experiments/ablations/test_scripts.py",  # the shell scripts' arms, each built and checked
     "experiments/benchmarks/test_accelerator_check.py",  # the GPU span's script, its configs
     "games/test_game_conformance.py",  # the game contract on every game

@@ -240,9 +240,19 @@ def _defined_flags(module: str) -> dict[str, str]:
             defined[(names or ["config"])[0]] = "config"
             continue
         definer = _flag_definer(module, node)
-        calls = [node] if definer is None else _calls_in(definer)
-        defined |= _define_calls(module, calls)
+        if definer is None:
+            defined |= _define_calls(module, [node])
+        else:
+            defined |= _define_calls(module, _calls_in(definer), _bound(definer, node))
     return defined
+
+
+def _bound(definer: ast.FunctionDef, node: ast.Call) -> dict[str, ast.expr]:
+    """``parameter -> argument`` of the call ``node`` of ``definer``: a definer may name its
+    flag from a parameter (``common.define_old_name("run", "workdir")``)."""
+    parameters = [argument.arg for argument in definer.args.args]
+    bound = dict(zip(parameters, node.args))
+    return bound | {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg}
 
 
 def _module_aliases(module: str) -> dict[str, str]:
@@ -285,14 +295,19 @@ def _function_name(node: ast.Call) -> str:
     return function or (node.func.id if isinstance(node.func, ast.Name) else "")
 
 
-def _define_calls(module: str, calls: list[ast.Call]) -> dict[str, str]:
-    """``flag -> kind`` of the ``DEFINE_*`` calls among ``calls``."""
+def _define_calls(
+    module: str, calls: list[ast.Call], bound: dict[str, ast.expr] | None = None
+) -> dict[str, str]:
+    """``flag -> kind`` of the ``DEFINE_*`` calls among ``calls``, a name that is a
+    parameter of the function they are in read from ``bound`` (``_bound``)."""
     defined = {}
     for node in calls:
         function = _function_name(node)
         if not function.startswith("DEFINE"):
             continue
         arguments = node.args[:1] + [k.value for k in node.keywords if k.arg == "name"]
+        if arguments and isinstance(arguments[0], ast.Name) and arguments[0].id in (bound or {}):
+            arguments[0] = bound[arguments[0].id]
         if not arguments or not isinstance(arguments[0], ast.Constant):
             raise AssertionError(
                 f"{module}:{node.lineno}: {function}'s flag name is not a string literal; "
@@ -807,7 +822,7 @@ $ make no_such_target
 
 `alphazero-play --game=connect_four --colour=red`, `--config.<key>=<value>`.
 [a notebook](tutorials/play.ipynb), [a missing one](tutorials/missing.ipynb)
-`alphazero-judge agents --runs=a`, `alphazero-judge nope`, `alphazero-judge curves --runs=a`,
+`alphazero-judge agents --workdir=a`, `alphazero-judge nope`, `alphazero-judge curves --workdir=a`,
 `alphazero-judge <judgment> --help`, `alphazero-judge`.
 """
 
@@ -820,7 +835,11 @@ def test_check_readme__reads_console_blocks_programs_roles_and_docs_links():
         ("page.md:8:", "make no_such_target", "no target 'no_such_target'"),
         ("page.md:11:", "alphazero-play", "no flag --colour"),
         ("page.md:12:", "tutorials/missing.ipynb", "no such file"),
-        ("page.md:13:", "alphazero-judge agents", "alphazero-judge agents defines no flag --runs"),
+        (
+            "page.md:13:",
+            "alphazero-judge agents",
+            "alphazero-judge agents defines no flag --workdir",
+        ),
         ("page.md:13:", "alphazero-judge nope", "no subcommand 'nope' (it has agents, "),
     ]
     for where, span, what in expected:
@@ -837,6 +856,7 @@ def test_check_readme__reads_console_blocks_programs_roles_and_docs_links():
         ("experiments.train", "compilation_cache_dir"),  # an imported module's
         ("experiments.serve", "nocompilation_cache"),  # a boolean's negation
         ("experiments.play", "verbosity"),  # absl's
+        ("experiments.export_agent", "run"),  # an old name (common.define_old_name)
     ],
 )
 def test_entry_flags__include_imported_negated_and_absl_flags(module, flag):

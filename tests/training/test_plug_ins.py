@@ -86,7 +86,7 @@ def test_plug_ins__train_resume_record_export_and_play(plugged):
     assert [r["iteration"] for r in records] == [1, 2]
     assert all(r["opponent_reply_loss"] > 0 for r in records)
 
-    export = ["-m", "alphazero_jax.cli.export", "--run=run", "--output_dir=agents", "--commit=x"]
+    export = ["-m", "alphazero_jax.cli.export", "--workdir=run", "--output=agents", "--commit=x"]
     exported = _run(export, plugged)
     assert exported.returncode == 0, exported.stderr[-3000:]
     (folder,) = (plugged / "agents").iterdir()

@@ -8,8 +8,8 @@ strictly better game-theoretic outcome; the sets are ``solvers.benchmark_sets.SE
 labelled by our solver and shipped in the package):
 
     alphazero-judge agents --agents=random,greedy,minimax:4,az:runs/connect_four
-    alphazero-judge checkpoints --run=runs/connect_four
-    alphazero-judge curves --runs=puct=runs/a,gumbel=runs/b --output=runs/curves
+    alphazero-judge checkpoints --workdir=runs/connect_four
+    alphazero-judge curves --workdir=puct=runs/a,gumbel=runs/b --output=runs/curves
 
 The learning proofs, a trained network against an exact reference or its game's baselines:
 

@@ -31,10 +31,25 @@ def define_workdir() -> flags.FlagHolder[str]:
 
 
 def define_simulations() -> flags.FlagHolder[list[str]]:
-    """``--simulations``: the searches to judge the network with."""
+    """``--simulations``: the searches to judge the network with, in turn (read them with
+    ``simulations``)."""
     return flags.DEFINE_list(
-        "simulations", ["0", "128"], "Search simulations to evaluate with (0: the run's own)."
+        "simulations",
+        ["-1", "128"],
+        f"A list, judged in turn. {cli.SIMULATIONS_HELP} {cli.OLD_ZERO_HELP}",
     )
+
+
+def simulations(texts: list[str]) -> list[int]:
+    """The counts ``--simulations`` lists (``common.read_old_zero``'s); ends the program in one
+    line on one that is not an integer >= -1."""
+    try:
+        counts = [int(text) for text in texts]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < -1:
+        cli.fail(f"--simulations: expected integers >= -1 such as -1,128; got {','.join(texts)!r}.")
+    return cli.read_old_zero(counts)
 
 
 def define_games() -> flags.FlagHolder[int]:

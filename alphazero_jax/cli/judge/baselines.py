@@ -1,7 +1,7 @@
 r"""Proof that a trained Othello or Quoridor run learned: it against its game's baselines.
 
     alphazero-judge baselines --workdir=runs/othello_6x6 \
-        --games=400 --simulations=0,128
+        --games=400 --simulations=-1,128
     alphazero-judge baselines --workdir=runs/quoridor_5x5
 
 The game is the run's. Othello's baselines are random, its greedy player
@@ -44,6 +44,7 @@ _SEARCH = common.define_search()
 
 def main(argv: list[str]) -> None:
     cli.begin(argv)
+    counts = common.simulations(_SIMULATIONS.value)
     import jax
 
     from alphazero_jax.evaluation import learning_proof
@@ -65,7 +66,7 @@ def main(argv: list[str]) -> None:
         f"{title} run {_WORKDIR.value} {dict(run.game.settings)}: iteration {run.iteration}"
         + playing
     )
-    for simulations in (int(s) for s in _SIMULATIONS.value):
+    for simulations in counts:
         described = learning_proof.describe_search(run, simulations)
         for opponent, goal in goals.items():
             started = time.monotonic()

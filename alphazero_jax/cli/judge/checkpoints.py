@@ -1,6 +1,6 @@
 r"""Every saved checkpoint of a Connect Four run against perfect play.
 
-    alphazero-judge checkpoints --run=runs/connect_four \
+    alphazero-judge checkpoints --workdir=runs/connect_four \
         [--simulations=32] [--sets=Test_L3_R1,Test_L2_R2,Random_Play]
 
 Each checkpoint plays with its run's search (or ``--simulations``). It writes
@@ -25,10 +25,12 @@ from alphazero_jax.cli import (
 from alphazero_jax.cli import common as cli
 from alphazero_jax.cli.judge import _common as common
 
-_RUN = flags.DEFINE_string("run", None, "The run whose saved checkpoints are judged.")
-_SIMULATIONS = flags.DEFINE_integer("simulations", -1, "Simulations (-1: the run's own).")
+_WORKDIR = flags.DEFINE_string(
+    "workdir", None, "The run directory whose saved checkpoints are judged.", required=True
+)
+_SIMULATIONS = cli.define_simulations("Every checkpoint plays with it.")
 _SETS, _POSITIONS, _BATCH, _SEED = common.define_judging()
-flags.mark_flag_as_required("run")
+cli.define_old_name("run", "workdir")
 
 
 def main(argv: list[str]) -> None:
@@ -40,10 +42,10 @@ def main(argv: list[str]) -> None:
     from alphazero_jax.training.run_logging import TENSORBOARD_DIR
 
     cli.begin(argv)
-    workdir = _RUN.value
+    workdir = _WORKDIR.value
     steps = runs.checkpoint_steps(workdir)
     if not steps:
-        cli.fail(f"--run={workdir}: no checkpoints in {workdir}/checkpoints.")
+        cli.fail(f"--workdir={workdir}: no checkpoints in {workdir}/checkpoints.")
     game = games.make("connect_four")
     labels = common.labels(_SETS.value, _POSITIONS.value)
     simulations = "" if _SIMULATIONS.value < 0 else f":{_SIMULATIONS.value}"

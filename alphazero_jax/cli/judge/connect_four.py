@@ -25,6 +25,7 @@ _SIMULATIONS = common.define_simulations()
 
 def main(argv: list[str]) -> None:
     cli.begin(argv)
+    simulations = common.simulations(_SIMULATIONS.value)[0]  # the run's own by default
     import jax
 
     from alphazero_jax.evaluation import learning_proof
@@ -32,7 +33,6 @@ def main(argv: list[str]) -> None:
 
     run = common.restore(_WORKDIR.value, "connect_four")
     print(f"Connect Four run {_WORKDIR.value}: iteration {run.iteration}")
-    simulations = int(_SIMULATIONS.value[0])  # the first setting: the run's own by default
     result = learning_proof.play_random(run, _GAMES.value, jax.random.key(0), simulations)
     print(
         f"vs random ({learning_proof.describe_search(run, simulations)}, {_GAMES.value} "

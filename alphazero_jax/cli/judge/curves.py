@@ -1,9 +1,10 @@
 r"""Runs judged against perfect play, drawn together against training time.
 
-    alphazero-judge curves --runs=puct=runs/a,gumbel=runs/b \
+    alphazero-judge curves --workdir=puct=runs/a,gumbel=runs/b \
         --output=runs/cmp
 
-Each run (``label=workdir``, or a workdir labelled by its name) must have been judged by
+Each run of ``--workdir`` (``label=run``, or a run directory labelled by its name) must
+have been judged by
 ``alphazero-judge checkpoints``. It draws their mistake rates against
 training time on one figure, a panel per set (``mistake_curves.png``), with a Markdown
 table of each run's rates at every checkpoint (``mistake_curves.md``): the curves training
@@ -25,9 +26,14 @@ from alphazero_jax.cli import (
 from alphazero_jax.cli import common as cli
 from alphazero_jax.cli.judge import _common as common
 
-_RUNS = flags.DEFINE_list("runs", None, "Judged runs to draw together: [label=]workdir.")
+_WORKDIR = flags.DEFINE_list(
+    "workdir",
+    None,
+    "The judged run directories to draw together, each [label=]<run>, comma-separated.",
+    required=True,
+)
 _OUTPUT = common.define_output("runs/compare_c4")
-flags.mark_flag_as_required("runs")
+cli.define_old_name("runs", "workdir")
 
 CURVES_PLOT, CURVES_TABLE = "mistake_curves.png", "mistake_curves.md"
 
@@ -38,13 +44,13 @@ def main(argv: list[str]) -> None:
 
     cli.begin(argv)
     curves = {}
-    for spec in _RUNS.value:
+    for spec in _WORKDIR.value:
         label, _, workdir = spec.rpartition("=")
         path = os.path.join(workdir, perfect_play.CHECKPOINTS_FILE)
         if not os.path.exists(path):
             cli.fail(
-                f"--runs: {path} does not exist; judge the run first with "
-                f"alphazero-judge checkpoints --run={workdir}."
+                f"--workdir: expected judged runs, but {path} does not exist; judge the run "
+                f"first with alphazero-judge checkpoints --workdir={workdir}."
             )
         with open(path) as file:
             curves[label or os.path.basename(os.path.normpath(workdir))] = json.load(file)

@@ -30,6 +30,7 @@ _SIMULATIONS = common.define_simulations()
 
 def main(argv: list[str]) -> None:
     cli.begin(argv)
+    simulations = common.simulations(_SIMULATIONS.value)  # before training
     import jax
 
     from alphazero_jax import configs
@@ -46,7 +47,6 @@ def main(argv: list[str]) -> None:
         train.train_and_evaluate(config, workdir)
         how = f"trained {(time.monotonic() - started) / 60:.1f} min on {jax.devices()}"
     run = common.restore(workdir, "tic_tac_toe")
-    simulations = [int(s) for s in _SIMULATIONS.value]
     judged = learning_proof.optimal_moves(run, simulations, jax.random.key(0))
     print(f"Tic-Tac-Toe: {workdir}, iteration {run.iteration}, {how}")
     print(f"positions checked: {judged.positions} (every reachable position that is not over)")

@@ -119,7 +119,7 @@ LONG = {ROOT / "docs" / "tutorials" / "own_game.md", ROOT / "docs" / "perfect_pl
 # The plug-point tutorials: each trains, resumes, exports and plays (a minute or more each).
 LONG |= {
     ROOT / "docs" / "tutorials" / f"{name}.md"
-    for name in ("own_network", "forced_playouts", "opponent_reply")
+    for name in ("own_network", "forced_playouts", "opponent_reply", "selfplay_parts")
 }
 
 

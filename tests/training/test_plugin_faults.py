@@ -6,6 +6,7 @@ builds; and the run's last checkpoint still resumes."""
 import sys
 import textwrap
 
+import jax
 import pytest
 
 from alphazero_jax import configs
@@ -180,8 +181,8 @@ def test_a_plug_in_raising_in_its_first_compiled_call_is_named_with_its_module(f
     ("kind", "expected"),
     [
         ("budget", "expected (Searched(action [B], policy [B, A], root_value [B]), keep [] or"),
-        ("opening", "expected actions [B] = [4], got [1]"),
-        ("search", "expected action_weights [B, A] with B = 4, got [9]"),
+        ("opening", "expected actions [B] = [{B}], got [1]"),
+        ("search", "expected action_weights [B, A] with B = {B}, got [9]"),
         ("target", "expected [9, 4] ([T, B]), got [4]"),
         ("loss", "expected one number, float32[] (the batch's mean), got shape [16]"),
     ],
@@ -189,6 +190,7 @@ def test_a_plug_in_raising_in_its_first_compiled_call_is_named_with_its_module(f
 def test_a_plug_in_returning_the_wrong_shapes_is_one_line(faulty, kind, expected):
     faulty.setenv("FAULT", f"{kind}:shapes")
     components = train.build(_config(kind))
+    expected = expected.format(B=4 // jax.device_count())  # a device's share of the slots
     with pytest.raises(PlugInError) as caught:
         _first_call(components)
     message = str(caught.value)

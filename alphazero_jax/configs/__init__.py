@@ -26,7 +26,6 @@ from alphazero_jax.configs.settings import ConfigError
 from alphazero_jax.registry import module_of
 
 __all__ = [
-    "ConfigError",
     "available",
     "get_config",
     "preset_functions",

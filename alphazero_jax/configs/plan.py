@@ -29,7 +29,6 @@ from alphazero_jax.solvers import benchmark_sets
 from alphazero_jax.types import Agent, Game
 
 __all__ = [
-    "ConfigError",
     "Plan",
     "build_part",
     "check_workdir",

@@ -57,7 +57,6 @@ __all__ = [
     "INT_MAX",
     "SETTINGS",
     "TDMCTS_SETTINGS",
-    "ConfigError",
     "Rule",
     "Setting",
     "base_config",

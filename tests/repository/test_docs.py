@@ -23,7 +23,8 @@ docs/reference/ or docs/_build/, which the build or ``make reference`` writes):
   command of ours in them (``make``, ``python -m experiments...``, ``alphazero-train``)
   names targets, entry points, flags and config keys that exist.
 
-The build is ``make docs``'s (``sphinx-build -W --keep-going``) into a temporary folder; it
+The build is ``make docs``'s (``sphinx-build -W --keep-going -j auto``, the same flags, which a
+test reads from the Makefile) into a temporary folder; it
 fails with Sphinx's warnings, and when a page would fetch a script, a style sheet or a
 picture from another host (the site must work where only the package registries are
 reachable).
@@ -186,12 +187,22 @@ def test_python_blocks__run_in_order_and_skip_no_run(tmp_path):
     assert 'File "docs/made_up.md", line 42' in failing.stderr  # the page's line
 
 
+# make docs's flags: the test builds the site as the README's command does (in parallel too,
+# where Sphinx finds duplicate descriptions that a serial build lets pass).
+SPHINX_FLAGS = ["-W", "--keep-going", "-j", "auto", "-q", "-b", "html"]
+
+
+def test_docs__the_build_tested_is_make_docs():
+    recipe = (ROOT / "Makefile").read_text().split("\ndocs:", 1)[1].split("\n\n", 1)[0]
+    assert f"sphinx-build {' '.join(SPHINX_FLAGS)} docs docs/_build/html" in recipe
+
+
 @pytest.mark.long
 def test_docs__build_without_warnings(tmp_path):
     if importlib.util.find_spec("sphinx") is None:
         pytest.fail("Sphinx is missing: install the docs extra (pip install -e '.[test,docs]')")
     html = tmp_path / "html"
-    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+    command = [sys.executable, "-m", "sphinx", *SPHINX_FLAGS]
     result = subprocess.run(
         [*command, "-d", str(tmp_path / "doctrees"), str(DOCS), str(html)],
         cwd=ROOT,

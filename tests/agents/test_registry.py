@@ -2,10 +2,13 @@
 kinds: the README's table, the flag help, ``from_spec`` and the play page's catalogue all
 agree with it."""
 
+import dataclasses
 import pathlib
 import subprocess
 import sys
 
+import jax
+import jax.numpy as jnp
 import pytest
 from fastapi.testclient import TestClient
 
@@ -14,6 +17,7 @@ from alphazero_jax.agents import pretrained
 from alphazero_jax.play.catalogue import served_spec
 from alphazero_jax.play.routes import create_app
 from alphazero_jax.play.server_config import ServerConfig
+from alphazero_jax.types import Agent
 
 ROOT = pathlib.Path(__file__).parents[2]
 AGENTS_PAGE = ROOT / "docs" / "agents.md"  # the spec table, from agents.spec_table()
@@ -123,3 +127,29 @@ def test_entry_points__flag_help_is_the_generated_help(module, flag):
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
     assert printed.strip().endswith(agents.spec_help())
+
+
+def test_register__an_agent_kind_of_one_s_own_is_built_from_its_spec_and_listed():
+    def first_legal(game):
+        def act_fn(params, key, states):
+            del params, key
+            legal = jax.vmap(game.legal_action_mask)(states)
+            return jnp.argmax(legal, axis=-1).astype(jnp.int32)
+
+        return Agent(name="first", act_fn=act_fn)
+
+    kind = agents.AgentKind(
+        kind="first",
+        grammar="first",
+        label="First legal move",
+        description="the first legal move, always.",
+        parse=agents.registry.no_argument(first_legal),
+    )
+    agents.register(kind)
+    assert agents.kinds()[-1] is kind and "first" in agents.specs()
+    game = games.make("tic_tac_toe")
+    agent = agents.from_spec(game, "first")
+    states = games.replay_batch(game, [game.actions_from_text("a1")])
+    assert int(agent.act_fn(None, jax.random.key(0), states)[0]) == 1  # a2's index after a1
+    with pytest.raises(ValueError, match="The agent kind name 'first' is taken by"):
+        agents.register(dataclasses.replace(kind, parse=agents.registry.no_argument(first_legal)))

@@ -346,3 +346,39 @@ def test_plugin_modules__records_the_importable_modules_of_a_run_s_plug_ins():
     assert settings.plugin_modules(config) == ("my_plugins",)
     settings.plug(config, "network", "test_from_module")
     assert settings.plugin_modules(config) == ("my_plugins", "json")
+
+
+def test_register_preset__a_preset_of_one_s_own_for_a_registered_game():
+    """A researcher's recipe for a built-in game: ``--config=tic_tac_toe:long`` builds it,
+    the game's own presets are kept, and the name is refused a second time from elsewhere."""
+
+    def long(config):
+        """Tic-Tac-Toe's default for twice the iterations."""
+        configs.get_config("tic_tac_toe", "default")  # the game's own, unchanged
+        config.game.settings = {"rows": 3, "cols": 3, "connect": 3}
+        config.num_iterations = 600
+
+    configs.register_preset("tic_tac_toe", "long", long)
+    assert configs.presets("tic_tac_toe") == ("default", "cpu", "agent", "smoke", "long", "auto")
+    assert configs.get_config("tic_tac_toe", "long").num_iterations == 600
+    with pytest.raises(ValueError, match="The preset name 'tic_tac_toe:long' is taken by"):
+        configs.register_preset("tic_tac_toe", "long", lambda config: None)
+    with pytest.raises(ValueError, match="Unknown game 'chess'; registered: connect_four"):
+        configs.register_preset("chess", "long", long)
+    with pytest.raises(ValueError, match="A preset's name must be GAME:PRESET"):
+        configs.register_preset("tic_tac_toe", "two words", long)
+
+
+def test_plug_points__every_registry_refuses_an_unknown_name_in_the_same_words():
+    """One registry type: each plug point refuses a name nobody registered in one line that
+    lists the registered names and says how one's own is added (config.imports)."""
+    from alphazero_jax import plugs
+
+    for registry in plugs.ALL:
+        with pytest.raises(ValueError) as caught:
+            registry.get("no_such_name")
+        message = str(caught.value)
+        assert message.startswith(f"Unknown {registry.what} 'no_such_name'; registered: ")
+        assert registry.register_with in message and "config.imports" in message
+        assert "\n" not in message
+        assert registry.available() and all(registry.is_built_in(n) for n in registry.available())

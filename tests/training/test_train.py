@@ -59,7 +59,7 @@ def _assert_same_tree(a, b):
         (
             {"budget.kind": "by_ply", "budget.early_slots": 4},
             r"config\.budget: the self-play budget 'by_ply' \(alphazero_jax\.training\.budgets\."
-            r"by_ply\) refused: early_slots=4 must be from 1 to below the 4 slots",
+            r"by_ply\) refused: early_slots=4 must be from 1 to below the [24] slots",
         ),
         ({"budget.kind": "uct"}, r"config\.budget\.kind must be a registered self-play budget"),
         ({"opening.kind": "book"}, r"config\.opening\.kind must be a registered opening, one of"),

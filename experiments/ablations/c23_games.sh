@@ -18,7 +18,7 @@
 #   better on Othello and Go 9x9): a quarter, a half, then all of the preset's simulations,
 #   from the same fractions of the schedule as Connect Four's `stages` arm (c23_arms.sh);
 # - `score`: the score-like auxiliary target (Wu, 2019), the final disc difference in
-#   Othello and the path-length race in Quoridor (training.scores), at Connect Four's
+#   Othello and the path-length race in Quoridor (the game records' score), at Connect Four's
 #   weight;
 # - `lean64`: what Connect Four's comparisons chose for `make train` (its `cpu` preset,
 #   the arm `lean64_hour` of c23_arms.sh): the 64 x 4 network, every move searched with a

@@ -18,7 +18,7 @@
 #
 # The arms:
 # - `score`: the score-like auxiliary target, the path-length race at the end of the game
-#   (training.scores), as Wu (2019) trains KataGo on score and ownership;
+#   (each game record's score), as Wu (2019) trains KataGo on score and ownership;
 # - `wider`: twice the channels and a block more (about 3x the parameters);
 # - `games`: twice the games at once (self-play's batch), the same updates an iteration;
 # - `merge`: duplicate positions in the replay memory merged, their targets averaged

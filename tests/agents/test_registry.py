@@ -149,7 +149,7 @@ def test_register__an_agent_kind_of_one_s_own_is_built_from_its_spec_and_listed(
     assert agents.kinds()[-1] is kind and "first" in agents.specs()
     game = games.make("tic_tac_toe")
     agent = agents.from_spec(game, "first")
-    states = games.replay_batch(game, [game.actions_from_text("a1")])
-    assert int(agent.act_fn(None, jax.random.key(0), states)[0]) == 1  # a2's index after a1
+    states = games.replay_batch(game, [[0]])
+    assert int(agent.act_fn(None, jax.random.key(0), states)[0]) == 1  # square 0 is taken
     with pytest.raises(ValueError, match="The agent kind name 'first' is taken by"):
         agents.register(dataclasses.replace(kind, parse=agents.registry.no_argument(first_legal)))

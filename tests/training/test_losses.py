@@ -26,7 +26,10 @@ def _reply_term(output, batch):
     return losses.cross_entropy(output.aux["reply"], batch.targets["reply_policy"])
 
 
-losses.register("test_reply", _reply_term, targets=("reply_policy",), outputs=("reply",))
+@pytest.fixture(autouse=True)
+def _reply_term_registered():
+    """A loss term of the tests' own, registered for each test (and gone after it)."""
+    losses.register("test_reply", _reply_term, targets=("reply_policy",), outputs=("reply",))
 
 
 def _apply(variables, observations, *, train=False):

@@ -57,26 +57,28 @@ def _run(args, folder, *, path=True, cwd=None):
     )
 
 
+TRAIN = ["-m", "alphazero_jax.cli.train", "--config=plugged.py", "--workdir=run"]
+
+
 @pytest.fixture(scope="module")
 def plugged(tmp_path_factory):
     """A folder with the plug-in modules and the config file, and a run trained from it
-    for one iteration and then resumed for a second."""
+    for one iteration."""
     folder = tmp_path_factory.mktemp("research")
     for name in ("forced_playouts.py", "opponent_reply.py"):
         shutil.copy(TUTORIALS / name, folder / name)
     (folder / "plugged.py").write_text(CONFIG)
-    train = ["-m", "alphazero_jax.cli.train", "--config=plugged.py", "--workdir=run"]
-    first = _run(train, folder)
+    first = _run(TRAIN, folder)
     assert first.returncode == 0, first.stderr[-3000:]
-    resumed = _run([*train, "--config.num_iterations=2"], folder)
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert "Resuming from the checkpoint of iteration 1" in resumed.stdout
     return folder
 
 
 @pytest.mark.slow
 @pytest.mark.long  # about a minute of two cores (five programs): make test-long
 def test_plug_ins__train_resume_record_export_and_play(plugged):
+    resumed = _run([*TRAIN, "--config.num_iterations=2"], plugged)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "Resuming from the checkpoint of iteration 1" in resumed.stdout
     config = json.loads((plugged / "run" / "config.json").read_text())
     assert config["imports"] == ["opponent_reply", "forced_playouts"]
     assert config["network"] == {"kind": "reply_mlp", "hidden": 16}

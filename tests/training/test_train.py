@@ -4,6 +4,7 @@ and configs that fail before anything compiles."""
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -288,9 +289,22 @@ def test_train__resumed_run_matches_uninterrupted_run(tmp_path):
     assert len(checkpoints.restore_metadata(manager)["history"]) == 4
 
 
-def test_train__refuses_a_workdir_of_another_game_or_network(tmp_path):
-    workdir = str(tmp_path / "run")
-    train.train_and_evaluate(_smoke(num_iterations=1), workdir)
+@pytest.fixture(scope="module")
+def trained_once(tmp_path_factory):
+    """A smoke run trained for one iteration; a test copies it (``_copy``) to change it."""
+    workdir = tmp_path_factory.mktemp("trained_once") / "run"
+    train.train_and_evaluate(_smoke(num_iterations=1), str(workdir))
+    return workdir
+
+
+def _copy(run, tmp_path) -> str:
+    """A copy of the run ``run`` in ``tmp_path / "run"``: as if trained there."""
+    shutil.copytree(run, tmp_path / "run")
+    return str(tmp_path / "run")
+
+
+def test_train__refuses_a_workdir_of_another_game_or_network(tmp_path, trained_once):
+    workdir = _copy(trained_once, tmp_path)
     with pytest.raises(ValueError, match=r"trained with network.channels=8, .* asks for .*=16"):
         train.train_and_evaluate(_smoke(**{"network.channels": 16}), workdir)
     with pytest.raises(ValueError, match=r"trained with game.name='tic_tac_toe'"):
@@ -308,10 +322,9 @@ def test_train__refuses_a_workdir_of_another_game_or_network(tmp_path):
     ],
 )
 def test_train__refuses_to_resume_a_run_with_settings_that_change_what_it_computes(
-    tmp_path, override, key
+    tmp_path, trained_once, override, key
 ):
-    workdir = str(tmp_path / "run")
-    train.train_and_evaluate(_smoke(num_iterations=1), workdir)
+    workdir = _copy(trained_once, tmp_path)
     before = (tmp_path / "run" / "config.json").read_text()
     with pytest.raises(ValueError, match=f"trained with {re.escape(key)}.*would not continue"):
         train.train_and_evaluate(_smoke(**{"num_iterations": 2, **override}), workdir)
@@ -442,11 +455,13 @@ def test_train__a_replay_window_reaches_the_learner():
     assert not all(np.array_equal(x, y) for x, y in zip(uniform, newest, strict=True))
 
 
-def test_train_entry_point__a_run_with_no_readable_checkpoint_is_one_line_and_status_1(tmp_path):
+def test_train_entry_point__a_run_with_no_readable_checkpoint_is_one_line_and_status_1(
+    tmp_path, trained_once
+):
     """Every file of the run's only checkpoint overwritten: one line says which checkpoint,
     why, and what to do; nothing is moved or written."""
     workdir = tmp_path / "run"
-    train.train_and_evaluate(_smoke(num_iterations=1), str(workdir))
+    _copy(trained_once, tmp_path)
     damaged = sorted(p for p in (workdir / "checkpoints").rglob("*") if p.is_file())
     for path in damaged:
         path.write_text("garbage")

@@ -22,9 +22,28 @@ def _plan(workdir, *, num_iterations: int) -> None:
     path.write_text(json.dumps(config))
 
 
-def test_export__a_run_loads_back_with_its_settings_and_provenance(tmp_path):
-    config = configs.get_config("tic_tac_toe", "smoke")
-    state = train.train_and_evaluate(config, str(tmp_path / "run"))
+@pytest.fixture(scope="module")
+def trained_run(tmp_path_factory):
+    """``(workdir, final state)`` of the Tic-Tac-Toe smoke run (three iterations), trained
+    for two on "the training machine" and resumed there for its last on "another machine"."""
+    config = configs.get_config("tic_tac_toe", "smoke")  # a constant learning rate
+    assert config.num_iterations == 3
+    workdir = tmp_path_factory.mktemp("trained") / "run"
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(runs, "describe_machine", lambda: "the training machine")
+        with config.unlocked():
+            config.num_iterations = 2
+        train.train_and_evaluate(config, str(workdir))
+        monkeypatch.setattr(runs, "describe_machine", lambda: "another machine")
+        with config.unlocked():
+            config.num_iterations = 3
+        state = train.train_and_evaluate(config, str(workdir))  # resumed for its last iteration
+    return workdir, state
+
+
+def test_export__a_run_loads_back_with_its_settings_and_provenance(tmp_path, trained_run):
+    run, state = trained_run
+    shutil.copytree(run, tmp_path / "run")  # its config.json changes here
     folder = tmp_path / "agents"
     _plan(tmp_path / "run", num_iterations=4)  # a run stopped before its last iteration
     with pytest.raises(ValueError, match=r"has trained 3 of its 4 iterations; run its command"):
@@ -58,21 +77,11 @@ def test_export__a_run_loads_back_with_its_settings_and_provenance(tmp_path):
 
 
 def test_export__names_the_machines_that_trained_the_run_not_the_one_exporting(
-    tmp_path, monkeypatch
+    tmp_path, trained_run, monkeypatch
 ):
-    config = configs.get_config("tic_tac_toe", "smoke")  # a constant learning rate
-    assert config.num_iterations == 3
-    workdir = str(tmp_path / "run")
-    monkeypatch.setattr(runs, "describe_machine", lambda: "the training machine")
-    with config.unlocked():
-        config.num_iterations = 2
-    train.train_and_evaluate(config, workdir)
-    monkeypatch.setattr(runs, "describe_machine", lambda: "another machine")
-    with config.unlocked():
-        config.num_iterations = 3
-    train.train_and_evaluate(config, workdir)  # resumed there for its last iteration
+    workdir, _ = trained_run
     monkeypatch.setattr(runs, "describe_machine", lambda: "the exporting machine")
-    path = pretrained.export(workdir, folder=tmp_path / "agents")
+    path = pretrained.export(str(workdir), folder=tmp_path / "agents")
     machine = json.loads((path / "agent.json").read_text())["trained"]["machine"]
     assert machine == "the training machine; another machine"
 

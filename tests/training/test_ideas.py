@@ -447,10 +447,34 @@ def _mixed_smoke(num_iterations):
     return config
 
 
-def test_mixed_boards__self_play_on_each_board_one_network_learns_and_resumes_exactly(tmp_path):
+def _assert_mixed(state, workdir, num_iterations):
+    """Each iteration played a batch on the 4x4 board into its own replay memory, and the
+    learner made mixed_updates updates on it besides its own."""
+    (other,) = state.mixed_replay
+    assert other.observation.shape[1:] == (4, 4, 2) and state.replay.observation.shape[1:3] == (
+        3,
+        3,
+    )
+    config = _mixed_smoke(num_iterations)
+    assert int(state.learner.step) == num_iterations * (config.learner.updates_per_iteration + 3)
+    records = [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
+    assert len(records) == num_iterations
+    assert all(r["mixed_positions"] > 0 and math.isfinite(r["mixed_loss"]) for r in records)
+    assert int(other.size) == sum(r["mixed_positions"] for r in records)
+
+
+def test_mixed_boards__self_play_on_each_board_and_one_network_learns_from_both(tmp_path):
     """Wu (2019): KataGo trains one network on mixed board sizes. Each iteration plays a
     batch on the other board into its own replay memory, and the learner makes
-    mixed_updates updates on it besides its own; a resumed run is the same as a straight one."""
+    mixed_updates updates on it besides its own (its exact resume: the test below)."""
+    state = train.train_and_evaluate(_mixed_smoke(2), str(tmp_path))
+    _assert_mixed(state, tmp_path, 2)
+
+
+@pytest.mark.long  # three trainings, about 20 s of two cores; the test above plays and learns
+def test_mixed_boards__self_play_on_each_board_one_network_learns_and_resumes_exactly(tmp_path):
+    """Mixed boards as above, and a resumed run is the same as a straight one (its replay
+    memory of the other board too)."""
     straight = train.train_and_evaluate(_mixed_smoke(2), str(tmp_path / "a"))
     train.train_and_evaluate(_mixed_smoke(1), str(tmp_path / "b"))
     resumed = train.train_and_evaluate(_mixed_smoke(2), str(tmp_path / "b"))
@@ -458,18 +482,7 @@ def test_mixed_boards__self_play_on_each_board_one_network_learns_and_resumes_ex
     assert len(leaves_a) == len(leaves_b)
     for x, y in zip(leaves_a, leaves_b, strict=True):
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
-    (other,) = resumed.mixed_replay
-    assert other.observation.shape[1:] == (4, 4, 2) and resumed.replay.observation.shape[1:3] == (
-        3,
-        3,
-    )
-    config = _mixed_smoke(2)
-    assert int(resumed.learner.step) == 2 * (config.learner.updates_per_iteration + 3)
-    records = [
-        json.loads(line) for line in (tmp_path / "b" / "metrics.jsonl").read_text().splitlines()
-    ]
-    assert all(r["mixed_positions"] > 0 and math.isfinite(r["mixed_loss"]) for r in records)
-    assert int(other.size) == sum(r["mixed_positions"] for r in records)
+    _assert_mixed(resumed, tmp_path / "b", 2)
 
 
 def test_mixed_boards__off_by_default_and_the_state_stays_as_it_was():

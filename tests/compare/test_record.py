@@ -84,3 +84,21 @@ def test_record__not_json_is_one_line(tmp_path):
     path.write_text("{")
     with pytest.raises(record.RecordError, match="expected a comparison record"):
         record.read(str(path))
+
+
+def test_results_pages__a_changed_record_makes_its_page_stale():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "docs" / "_ext" / "results.py"
+    spec = importlib.util.spec_from_file_location("results", path)
+    results = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(results)
+    page = "# A\n\n<!-- rendered from records/a.json -->\n<!-- end of rendered -->\n"
+    once = results.render_page(page, {"a.json": TRANSCRIBED})
+    assert "| a | 1% |" in once and results.render_page(once, {"a.json": TRANSCRIBED}) == once
+    changed = {**TRANSCRIBED, "tables": [{**TRANSCRIBED["tables"][0], "rows": [["a", "2%"]]}]}
+    assert results.render_page(once, {"a.json": changed}) != once  # what --check finds stale
+    summary = results.render_page("<!-- rendered from records/ -->\n<!-- end of rendered -->",
+                                  {"a.json": TRANSCRIBED})  # fmt: skip
+    assert "| idea | source | game |" in summary

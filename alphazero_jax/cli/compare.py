@@ -13,7 +13,10 @@ checkpoints are judged between slices (``--judges``: perfect play for Connect Fo
 oracle for Tic-Tac-Toe, an anchor ladder for any game). Out come ``report.md``, curves
 (``curves.csv``, ``curves.json``, ``curves_*.png``) with 95% intervals over seeds and
 positions, tables at equal time and equal iterations, and each arm's paired verdict against
-the first arm; the report is printed too. Rerunning the same command continues where it
+the first arm; the report is printed too. ``record.json`` keeps the comparison as data (its
+plan, every judgement, the curves' points and the tables' rows: ``compare/record.py``),
+small enough to commit; ``--title``, ``--question``, ``--source``, ``--machine`` and
+``--kept`` fill its descriptive fields. Rerunning the same command continues where it
 stopped; another plan for the same ``--output`` is refused (arms may be appended).
 ``--reuse=DIR`` takes over each unit that a comparison in DIR trained and judged exactly
 as this one would, instead of training it again (a reference arm that several comparisons
@@ -45,13 +48,15 @@ def main(argv: list[str]) -> None:
         output = _FLAGS.output.value
         try:
             plan = compare_flags.saved_plan(output, _FLAGS)
+            about = compare_flags.about(_FLAGS, plan)
         except (arms.ArmError, ValueError) as error:
             cli.fail(error)
-        print(report.write(output, plan, compare_flags.saved_ratings(output)))
+        print(report.write(output, plan, compare_flags.saved_ratings(output), about))
         return
     try:
         plan, game = compare_flags.read_plan(_FLAGS)
         sources = reuse.read_sources(_FLAGS.reuse.value)  # ReuseError: a ValueError
+        about = compare_flags.about(_FLAGS, plan)
     except (arms.ArmError, ValueError) as error:
         cli.fail(error)
     output = cli.writable_directory(_FLAGS.output.value, "output")
@@ -92,7 +97,7 @@ def main(argv: list[str]) -> None:
         cli.fail(error)
     except TrainingError as error:  # a non-finite loss, a full disk: one line, status 1
         cli.fail(error, status=1)
-    print(report.write(output, plan, ratings))
+    print(report.write(output, plan, ratings, about))
     if not done:
         print("(not finished: the report covers what is judged so far)")
 

@@ -49,6 +49,11 @@ def define() -> types.SimpleNamespace:
             "seed, budget and judges), instead of training again.",
         ),
         max_slices=d.DEFINE_integer("max_slices", 0, "Stop after this many slices (0: never)."),
+        title=d.DEFINE_string("title", "", "The record's title (default: its arms and game)."),
+        question=d.DEFINE_string("question", "", "The record's question, one sentence."),
+        source=d.DEFINE_string("source", "", "The paper the idea comes from: author year."),
+        machine=d.DEFINE_string("machine", "", "The machine, in words (default: this one's)."),
+        kept=d.DEFINE_list("kept", [], "The arms the preset kept (the record's kept)."),
         report_only=d.DEFINE_bool(
             "report_only",
             False,
@@ -246,3 +251,20 @@ def anchor_ratings(output: str, plan, game) -> dict[str, float]:
     print("  ratings: " + ", ".join(f"{name} {value:.0f}" for name, value in ratings.items()))
     plans.write_json(path, {"anchors": list(plan.anchors), "ratings": ratings})
     return ratings
+
+
+def about(holders: types.SimpleNamespace, plan) -> dict:
+    """The record's descriptive fields from the flags (``record.from_report``); an arm of
+    ``--kept`` is kept, the others not, and with no ``--kept`` none is decided."""
+    kept = holders.kept.value
+    names = [arm.name for arm in plan.arms]
+    unknown = [name for name in kept if name not in names]
+    if unknown:
+        raise ValueError(f"--kept: expected arms of the plan ({', '.join(names)}), got {unknown}")
+    return dict(
+        title=holders.title.value,
+        question=holders.question.value,
+        source=holders.source.value,
+        machine=holders.machine.value,
+        kept={name: (name in kept) if kept else None for name in names},
+    )

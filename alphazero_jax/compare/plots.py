@@ -40,8 +40,13 @@ def draw(rows: list[dict], output: str) -> list[str]:
         panels[0][0].legend()
         figure.suptitle(f"{measure}: mean over seeds, 95% interval")
         figure.tight_layout()
-        name = "curves_" + re.sub(r"[^A-Za-z0-9]+", "_", measure).strip("_") + ".png"
+        name = file_name(measure)
         figure.savefig(os.path.join(output, name), dpi=100)
         plt.close(figure)
         names.append(name)
     return names
+
+
+def file_name(measure: str) -> str:
+    """The figure of ``measure``: ``curves_<measure>.png``, the name made of its words."""
+    return "curves_" + re.sub(r"[^A-Za-z0-9]+", "_", measure).strip("_") + ".png"

@@ -269,20 +269,24 @@ def table(comparison: Comparison, reference: str) -> str:
         caption += f", each seed's newest checkpoint within {comparison.reach:.3g} of it"
     if comparison.missing:
         caption += f" (none there for {', '.join(comparison.missing)}, so left out)"
-    lines = [
-        caption,
-        "",
-        "| measure | arm | value [95%] | iterations | minutes | against the first arm |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
+    rows = []
     for row in comparison.rows:
         name = row["measure"]
         low, high = _value(name, row["low"]), _value(name, row["high"])
         interval = f"{_value(name, row['value'])} [{low}, {high}]"
-        lines.append(
-            f"| {name} | {row['arm']} | {interval} | {row['iterations']} | {row['minutes']} "
-            f"| {verdict(row, reference)} |"
-        )
+        rows.append([name, row["arm"], interval, row["iterations"], row["minutes"],
+                     verdict(row, reference)])  # fmt: skip
+    columns = ["measure", "arm", "value [95%]", "iterations", "minutes", "against the first arm"]
+    return caption + "\n\n" + markdown_table(columns, rows)
+
+
+def markdown_table(columns: Sequence[str], rows: Sequence[Sequence], right: int = 0) -> str:
+    """A Markdown table: a row of ``columns``, then each row's cells as text (``str``);
+    the columns from ``right`` on (when > 0) aligned right. Every table of a report, and
+    of a record transcribed from a page (``record``), is written by it."""
+    rule = ["---:" if right and k >= right else "---" for k in range(len(columns))]
+    lines = ["| " + " | ".join(columns) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -309,10 +313,7 @@ def arm_table(comparison: Comparison) -> str:
     (``table`` has the intervals and tests)."""
     names = list(dict.fromkeys(r["measure"] for r in comparison.rows))
     found = {(r["arm"], r["measure"]): r for r in comparison.rows}
-    lines = [
-        "| arm | iterations | minutes | " + " | ".join(names) + " |",
-        "| --- | ---: | ---: | " + " | ".join("---:" for _ in names) + " |",
-    ]
+    lines = []
     for arm in dict.fromkeys(r["arm"] for r in comparison.rows):
         first = next(r for r in comparison.rows if r["arm"] == arm)
         cells = []
@@ -322,8 +323,8 @@ def arm_table(comparison: Comparison) -> str:
             cells.append(f"{_value(name, row['value'])}{mark}" if row else "")
         iterations = "/".join(map(str, first["iterations"]))
         minutes = "/".join(f"{m:.3g}" for m in first["minutes"])
-        lines.append(f"| {arm} | {iterations} | {minutes} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        lines.append([arm, iterations, minutes, *cells])
+    return markdown_table(["arm", "iterations", "minutes", *names], lines, right=1)
 
 
 def curve_text(rows: list[dict], *, max_rows: int = 8) -> str:
@@ -385,47 +386,87 @@ def time_slack(typical_seconds: Sequence[float], cadence: float) -> float:
     return max(max(typical_seconds, default=0.0) / 60, cadence / 10)
 
 
-def write(output: str, plan: plans.Plan, ratings: dict | None) -> str:
-    """Writes ``curves.csv``, ``curves.json``, ``report.md`` and a figure per measure
-    (``curves_<measure>.png``) into ``output``; returns the report's text."""
-    import csv
+class Report(NamedTuple):
+    """What a comparison's report says: the curves' rows (``curves``), the comparisons at
+    equal time and at equal iterations (``compare_at``) and the units whose schedule ended
+    before equal time; a record (``record``) keeps it, and ``render`` writes its text."""
 
-    from alphazero_jax.compare import plots
+    curves: list[dict]
+    comparisons: list[Comparison]
+    finished: frozenset
 
-    points = load_points(output, plan)
+
+def assemble(output: str, plan: plans.Plan, ratings: dict | None, points=None) -> Report | None:
+    """The report of what ``output`` holds (``points``: ``load_points``' if given); None
+    while nothing is judged."""
+    points = load_points(output, plan) if points is None else points
     if not any(points.values()):
-        return "Nothing judged yet."
+        return None
     slack = slack_minutes(output, plan)
     finished = finished_units(output, plan, points)
-    rows = curves(plan, points, ratings, finished)
+    minutes, iteration = final_points(points, finished)
+    near = iteration_slack(iteration)
+    comparisons = [
+        compare_at(plan, points, ratings, "minutes", minutes, slack),
+        compare_at(plan, points, ratings, "iteration", iteration, near, reach=near),
+    ]
+    return Report(curves(plan, points, ratings, finished), comparisons, finished)
+
+
+def tables(plan: plans.Plan, made: Report) -> list[str]:
+    """The report's tables: each arm at equal time with its marks, then ``table`` at equal
+    time and at equal iterations."""
+    reference, first = plan.arms[0].name, made.comparisons[0]
+    marked = (
+        f"Each arm at equal training time, {first.x:.3g} minutes"
+        + _ended(made.finished)
+        + f", marked where the paired test against {reference} finds it better or worse ("
+        + _chance(first)
+        + "):\n\n"
+        + arm_table(first)
+    )
+    return [marked, *(table(c, reference) for c in made.comparisons)]
+
+
+def render(plan: plans.Plan, made: Report) -> str:
+    """``report.md``'s text."""
+    from alphazero_jax.compare import plots
+
+    figures = [plots.file_name(name) for name in dict.fromkeys(r["measure"] for r in made.curves)]
+    return "\n\n".join(
+        [
+            f"# Comparison: {', '.join(a.name for a in plan.arms)} on seeds "
+            f"{', '.join(map(str, plan.seeds))}, {plan.budget.describe()} each",
+            curve_text(made.curves),
+            *tables(plan, made),
+            "Figures: " + ", ".join(figures),
+        ]
+    )
+
+
+def write(output: str, plan: plans.Plan, ratings: dict | None, about: dict | None = None) -> str:
+    """Writes ``curves.csv``, ``curves.json``, ``report.md``, a figure per measure
+    (``curves_<measure>.png``) and the comparison's record (``record.json``, with the
+    descriptive fields ``about``: ``record.from_report``) into ``output``; returns the
+    report's text."""
+    import csv
+
+    from alphazero_jax.compare import plots, record
+
+    points = load_points(output, plan)
+    made = assemble(output, plan, ratings, points)
+    if made is None:
+        return "Nothing judged yet."
+    rows = made.curves
     with open(os.path.join(output, "curves.csv"), "w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
     plans.write_json(os.path.join(output, "curves.json"), rows)
-    figures = plots.draw(rows, output)
-    minutes, iteration = final_points(points, finished)
-    near = iteration_slack(iteration)
-    reference = plan.arms[0].name
-    comparisons = [
-        compare_at(plan, points, ratings, "minutes", minutes, slack),
-        compare_at(plan, points, ratings, "iteration", iteration, near, reach=near),
-    ]
-    text = "\n\n".join(
-        [
-            f"# Comparison: {', '.join(a.name for a in plan.arms)} on seeds "
-            f"{', '.join(map(str, plan.seeds))}, {plan.budget.describe()} each",
-            curve_text(rows),
-            f"Each arm at equal training time, {comparisons[0].x:.3g} minutes"
-            + _ended(finished)
-            + f", marked where the paired test against {reference} finds it better or worse ("
-            + _chance(comparisons[0])
-            + "):\n\n"
-            + arm_table(comparisons[0]),
-            *(table(c, reference) for c in comparisons),
-            "Figures: " + ", ".join(figures),
-        ]
-    )
+    plots.draw(rows, output)
+    text = render(plan, made)
     with open(os.path.join(output, "report.md"), "w") as file:
         file.write(text + "\n")
+    made_record = record.from_report(output, plan, points, made, about or {})
+    record.write(os.path.join(output, record.RECORD_FILE), made_record)
     return text

@@ -85,7 +85,7 @@ def playout_cap(config: ml_collections.ConfigDict) -> None:
 def cpu(config: ml_collections.ConfigDict) -> None:
     """``make train``: 54 minutes from a fresh clone on 2 idle cores of an AMD EPYC
     (2026-11-29, installation and three evaluations included). The comparison arm
-    ``lean64_hour`` of C23 (experiments/ablations/c23_arms.sh) on ``playout_cap``, with
+    ``lean64_hour`` of C23 (experiments/ablations/connect_four_arms.sh) on ``playout_cap``, with
     fewer iterations so that its evaluations fit the hour: the 64 x 4 network trained on
     every move of games searched with 16 simulations of Gumbel (docs: ablations, "The hour
     filled")."""

@@ -12,7 +12,12 @@ Committed, so that they read on the repository's host too (``docs/reference/``):
   function that registers one and its signature, what picks it, its built-ins and its
   tutorial: the table of docs/extending.md.
 
-They go stale when a setting, a default or a preset changes: ``make reference`` (the same as
+- ``results/ablations.md`` and ``results/index.md``: their tables and curves, rendered
+  from the comparisons' records under ``results/records/`` into the blocks the pages mark
+  (``results.py``); the rest of those pages is written by hand.
+
+They go stale when a setting, a default, a preset or a record changes: ``make reference``
+(the same as
 ``python -m docs._ext.generated --write``) writes them again, and
 ``tests/repository/test_docs.py`` fails while a committed one differs from what the package
 says (``--check`` lists those). The docs build writes them too, so the site is never stale.
@@ -215,10 +220,24 @@ def reference_pages() -> dict[pathlib.Path, str]:
     return pages
 
 
+def _results():
+    """``docs/_ext/results.py``: the results pages' blocks rendered from the records."""
+    spec = importlib.util.spec_from_file_location("results", DOCS / "_ext" / "results.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def committed_pages() -> dict[pathlib.Path, str]:
+    """``reference_pages`` and the results pages, whose tables are rendered from the
+    comparisons' records (``results.py``)."""
+    return {**reference_pages(), **_results().results_pages()}
+
+
 def stale_pages() -> list[pathlib.Path]:
-    """The committed generated pages that differ from what the package says now, that are
-    missing, or whose game is gone."""
-    pages = reference_pages()
+    """The committed generated pages that differ from what the package and the records
+    say now, that are missing, or whose game is gone."""
+    pages = committed_pages()
     stale = [path for path, text in pages.items() if not path.exists() or path.read_text() != text]
     stale += [path for path in sorted(REFERENCE.glob("presets_*.md")) if path not in pages]
     return stale
@@ -228,7 +247,7 @@ def write_reference() -> list[pathlib.Path]:
     """Writes the generated pages that changed and removes those of games that are gone;
     returns the paths it wrote or removed."""
     changed = stale_pages()
-    pages = reference_pages()
+    pages = committed_pages()
     for path in changed:
         if path in pages:
             write_if_changed(path, pages[path])
@@ -290,6 +309,7 @@ def remove_stale_api_pages() -> None:
 def write_all() -> None:
     """Everything the build reads that is generated."""
     write_reference()
+    _results().draw_curves()
     copy_notebooks()
     remove_stale_api_pages()
 

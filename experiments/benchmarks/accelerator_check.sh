@@ -9,8 +9,8 @@
 #
 # The Connect Four long_gpu recipe against itself with the searches that won C23's CPU
 # comparisons (`make train`'s: every move searched with 16 simulations of Gumbel, sampled
-# from the improved policy and kept, random 0-2-ply starts; the settings C23_LEAN of
-# experiments/ablations/c23_arms.sh, with 256 updates an iteration for the four times as
+# from the improved policy and kept, random 0-2-ply starts; the settings ARMS_LEAN of
+# experiments/ablations/connect_four_arms.sh, with 256 updates an iteration for the four times as
 # many positions kept, about 2 samples each as on the CPU), both judged every 8 iterations
 # at 600 simulations on Middle-Medium and Begin-Hard (AlphaZero.jl's table: 2.8% and 7.4%):
 # the preset for $MINUTES (2.2) of its call's clock, `lean` for its whole 125 iterations
@@ -41,14 +41,14 @@ arm() {
   shift 2
   echo "=== C23 arm $name $(date +%T)"
   timeout "$(awk "BEGIN { print int($minutes * 60 + 35) }")" python3 -m experiments.train \
-    --workdir="/tmp/c23_$name" --config=connect_four:long_gpu \
-    --config.time_limit_minutes="$minutes" --config.checkpoint_every_minutes=100 "${judge[@]}" "$@" 2>&1 | tee "$OUT/c23_$name.log"
-  cp "/tmp/c23_$name/metrics.jsonl" "$OUT/c23_${name}_metrics.jsonl" 2>/dev/null
+    --workdir="/tmp/arm_$name" --config=connect_four:long_gpu \
+    --config.time_limit_minutes="$minutes" --config.checkpoint_every_minutes=100 "${judge[@]}" "$@" 2>&1 | tee "$OUT/arm_$name.log"
+  cp "/tmp/arm_$name/metrics.jsonl" "$OUT/arm_${name}_metrics.jsonl" 2>/dev/null
 }
 arm preset "$MINUTES"
-source experiments/ablations/c23_arms.sh
+source experiments/ablations/connect_four_arms.sh
 lean=()
-for override in $C23_LEAN; do
+for override in $ARMS_LEAN; do
   [[ $override == learner.updates_per_iteration=* ]] && override=learner.updates_per_iteration=256
   lean+=("--config.$override")
 done

@@ -64,6 +64,17 @@ def test_compare__two_arms_two_seeds_resume_and_report(tmp_path):
     assert "exact sign/McNemar p = " in report and "fast " in report
     for name in ("curves.csv", "curves.json", "report.md", "curves_optimal_moves.png"):
         assert (output / name).stat().st_size > 0
+    # The record: small, read back, the same tables as report.md.
+    from alphazero_jax.compare import record
+
+    kept = record.read(str(output / "record.json"))
+    assert (output / "record.json").stat().st_size < 200_000  # no checkpoints, no items
+    assert kept["plan"] == json.loads((output / "plan.json").read_text())
+    assert len(kept["judgements"]) == 2 * 2 * 2 and kept["kept"] == {"base": None, "fast": None}
+    assert kept["judgements"][0]["items"] == 4520
+    for text in record.render_tables(kept):
+        assert text in (output / "report.md").read_text()
+    assert record.render_report(kept) + "\n" == (output / "report.md").read_text()
     rows = json.loads((output / "curves.json").read_text())
     assert {(r["arm"], r["axis"]) for r in rows} >= {("base", "iteration"), ("fast", "minutes")}
     assert all(r["low"] <= r["value"] <= r["high"] for r in rows)

@@ -1,6 +1,6 @@
 """The ablation scripts (experiments/ablations/*.sh): every arm they hand
 ``alphazero-compare`` builds a config that training accepts, so that a comparison of
-hours does not stop at its first slice of an arm; the C23 hour runs train exactly the
+hours does not stop at its first slice of an arm; the Connect Four hour runs train exactly the
 screen's arms; the other games' `stages` rise as Connect Four's does and their `lean64` is
 `make train`'s recipe on their presets; and an unknown arm or game is refused in one line.
 
@@ -49,18 +49,18 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
 @pytest.mark.parametrize(
     ("script", "arguments", "count"),
     [
-        ("c23_screen.sh", ("out",), 26),
-        ("c23_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
-        ("c23_hour.sh", ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"), 4),
+        ("connect_four_screen.sh", ("out",), 26),
+        ("connect_four_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
+        ("connect_four_hour.sh", ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"), 4),
         (
-            "c23_hour.sh",
+            "connect_four_hour.sh",
             ("out", "--apart", "--reference=lean64_hour", "lean64_rising", "lean64_outcome"),
             3,
         ),
-        ("c24_quoridor.sh", ("5x5", "out"), 6),
-        ("c24_quoridor.sh", ("9x9", "out"), 7),
-        ("c23_games.sh", ("othello", "out"), 4),
-        ("c23_games.sh", ("quoridor", "out"), 4),
+        ("quoridor_wall_game.sh", ("5x5", "out"), 6),
+        ("quoridor_wall_game.sh", ("9x9", "out"), 7),
+        ("games_lean64.sh", ("othello", "out"), 4),
+        ("games_lean64.sh", ("quoridor", "out"), 4),
     ],
 )
 def test_ablation_script__every_arm_builds_a_config_training_accepts(
@@ -74,9 +74,9 @@ def test_ablation_script__every_arm_builds_a_config_training_accepts(
         compare_flags._checked(arm, config)  # ValueError, naming the arm, if not
 
 
-def test_c23_hour__trains_the_screens_arms_and_all_of_them_together(bin_dir):
-    screen = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_screen.sh", "out"))}
-    hour = _arguments(bin_dir, "c23_hour.sh", "out", "reply", "score", "--", "--max_slices=1")
+def test_ablation_hour__trains_the_screens_arms_and_all_of_them_together(bin_dir):
+    screen = {arm.name: arm for arm in _arms(_arguments(bin_dir, "connect_four_screen.sh", "out"))}
+    hour = _arguments(bin_dir, "connect_four_hour.sh", "out", "reply", "score", "--", "--max_slices=1")
     found = {arm.name: arm for arm in _arms(hour)}
     assert list(found) == ["preset", "reply", "score", "together"]
     for name in ("preset", "reply", "score"):
@@ -89,17 +89,17 @@ def test_c23_hour__trains_the_screens_arms_and_all_of_them_together(bin_dir):
         "learner.aux_weights={'reply':0.15,'score':0.5}"
     ]
     # A setting two arms share goes in once.
-    (both,) = [a for a in _arms(_arguments(bin_dir, "c23_hour.sh", "out", "gumbel_jl", "openings"))
+    (both,) = [a for a in _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "gumbel_jl", "openings"))
                if a.name == "together"]  # fmt: skip
     assert both.overrides == screen["gumbel_jl"].overrides
-    one = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "stages"))
+    one = _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "stages"))
     assert [arm.name for arm in one] == ["preset", "stages"]  # no `together` of one arm
 
 
-def test_c23_hour__together_alone_is_the_preset_and_the_arms_together(bin_dir):
-    both = _arguments(bin_dir, "c23_hour.sh", "out", "reply", "score")
+def test_ablation_hour__together_alone_is_the_preset_and_the_arms_together(bin_dir):
+    both = _arguments(bin_dir, "connect_four_hour.sh", "out", "reply", "score")
     pair = _arguments(
-        bin_dir, "c23_hour.sh", "out", "--together", "reply", "score", "--", "--seeds=0"
+        bin_dir, "connect_four_hour.sh", "out", "--together", "reply", "score", "--", "--seeds=0"
     )
     assert [arm.name for arm in _arms(pair)] == ["preset", "together"]
     assert _arms(pair) == [a for a in _arms(both) if a.name in ("preset", "together")]
@@ -124,12 +124,12 @@ def _changes(config, reference) -> dict:
     }
 
 
-def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_together_all(bin_dir):
+def test_ablation_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_together_all(bin_dir):
     """``--reference=lean64_hour``: that arm in the preset's place, each arm after it
     differing from it in the settings its comment names only, and ``together`` in all of
     them at once."""
     lines = _arguments(
-        bin_dir, "c23_hour.sh", "out", "--reference=lean64_hour",
+        bin_dir, "connect_four_hour.sh", "out", "--reference=lean64_hour",
         "lean64_rising", "lean64_outcome", "lean64_replay",
     )  # fmt: skip
     found = {arm.name: compare_flags.build_config(arm) for arm in _arms(lines)}
@@ -143,18 +143,18 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
     assert _changes(found["lean64_outcome"], reference) == outcome
     assert _changes(found["lean64_replay"], reference) == replay
     assert _changes(found["together"], reference) == rising | outcome | replay
-    updates16 = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--reference=lean64_hour",
+    updates16 = _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "--reference=lean64_hour",
                                  "lean64_updates16"))  # fmt: skip
     assert [arm.name for arm in updates16] == ["lean64_hour", "lean64_updates16"]
     assert _changes(compare_flags.build_config(updates16[1]), reference) == {
         "learner.updates_per_iteration": 16, "num_iterations": 220,
     }  # fmt: skip
-    deep = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--reference=lean64_hour",
+    deep = _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "--reference=lean64_hour",
                             "lean64_deep"))  # fmt: skip
     assert _changes(compare_flags.build_config(deep[1]), reference) == {
         "network.channels": 48, "network.blocks": 6, "network.value_hidden": 48,
     }  # fmt: skip
-    heads = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",
+    heads = _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "--apart", "--reference=lean64_hour",
                              "lean64_score", "lean64_reply"))  # fmt: skip
     assert [arm.name for arm in heads] == ["lean64_hour", "lean64_score", "lean64_reply"]
     assert _changes(compare_flags.build_config(heads[1]), reference) == {
@@ -163,41 +163,41 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
     assert _changes(compare_flags.build_config(heads[2]), reference) == {
         "network.reply_head": True, "learner.aux_weights": {"reply": 0.15},
     }  # fmt: skip
-    openings = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",
+    openings = _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "--apart", "--reference=lean64_hour",
                                 "lean64_open4", "lean64_open8"))  # fmt: skip
     assert [arm.name for arm in openings] == ["lean64_hour", "lean64_open4", "lean64_open8"]
     for arm, plies in zip(openings[1:], (4, 8), strict=True):
         assert _changes(compare_flags.build_config(arm), reference) == {
             "opening.random_plies": plies,
         }  # fmt: skip
-    sigma = _arms(_arguments(bin_dir, "c23_hour.sh", "out", "--reference=lean64_hour",
+    sigma = _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "--reference=lean64_hour",
                              "lean64_sigma"))  # fmt: skip
     assert [arm.name for arm in sigma] == ["lean64_hour", "lean64_sigma"]
     assert _changes(compare_flags.build_config(sigma[1]), reference) == {
         "search.value_scale": 0.2,
     }  # fmt: skip
     apart = _arguments(
-        bin_dir, "c23_hour.sh", "out", "--apart", "--reference=lean64_hour",
+        bin_dir, "connect_four_hour.sh", "out", "--apart", "--reference=lean64_hour",
         "lean64_rising", "lean64_outcome", "lean64_replay",
     )  # fmt: skip
     assert _arms(apart) == [a for a in _arms(lines) if a.name != "together"]
     # The reference is the arm as the screen trains it.
-    screen = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_screen.sh", "out"))}
+    screen = {arm.name: arm for arm in _arms(_arguments(bin_dir, "connect_four_screen.sh", "out"))}
     assert _arms(lines)[0] == screen["lean64_hour"]
 
 
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [
-        (("out", "bogus"), "Unknown C23 arm 'bogus': expected one of gumbel_jl"),
-        (("out", "--reference=bogus", "stages"), "Unknown C23 arm 'bogus'"),
+        (("out", "bogus"), "Unknown Connect Four ablation arm 'bogus': expected one of gumbel_jl"),
+        (("out", "--reference=bogus", "stages"), "Unknown Connect Four ablation arm 'bogus'"),
         (
             ("out", "--reference=lean64_hour", "lean64_hour"),
             "Arm 'lean64_hour' is the reference already; name the arms to compare with it.",
         ),
         (("out",), "Give at least one arm after the output directory"),
         (("out", "--together", "stages"), "--together needs two or more arms; got 1: stages."),
-        (("out", "--together", "stages", "bogus"), "Unknown C23 arm 'bogus'"),
+        (("out", "--together", "stages", "bogus"), "Unknown Connect Four ablation arm 'bogus'"),
         (("out", "--apart", "--together", "a", "b"), "--together and --apart exclude each other"),
         (
             ("out", "gumbel_jl", "forced"),
@@ -206,9 +206,9 @@ def test_c23_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_togethe
         ),
     ],
 )
-def test_c23_hour__refuses_in_one_line(bin_dir, arguments, expected):
+def test_ablation_hour__refuses_in_one_line(bin_dir, arguments, expected):
     done = subprocess.run(
-        ["bash", str(SCRIPTS / "c23_hour.sh"), *arguments],
+        ["bash", str(SCRIPTS / "connect_four_hour.sh"), *arguments],
         env={"BIN": str(bin_dir), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
@@ -220,15 +220,15 @@ def test_c23_hour__refuses_in_one_line(bin_dir, arguments, expected):
 
 
 @pytest.mark.parametrize("game", ["othello", "quoridor"])
-def test_c23_games__stages_rise_to_the_presets_budget_as_connect_fours_do(bin_dir, game):
-    found = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_games.sh", game, "out"))}
+def test_ablation_games__stages_rise_to_the_presets_budget_as_connect_fours_do(bin_dir, game):
+    found = {arm.name: arm for arm in _arms(_arguments(bin_dir, "games_lean64.sh", game, "out"))}
     assert list(found) == ["preset", "stages", "score", "lean64"]
     preset = compare_flags.build_config(found["preset"])
     stages = compare_flags.build_config(found["stages"]).selfplay.simulation_stages
     full, iterations = preset.search.num_simulations, preset.num_iterations
     # Connect Four's arm: 16, 32, 64 of the preset's 64 from iterations 0, 60 and 150 of 480.
     connect_four = compare_flags.build_config(
-        _arms(_arguments(bin_dir, "c23_hour.sh", "out", "stages"))[1]
+        _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "stages"))[1]
     ).selfplay.simulation_stages
     assert [tuple(s) for s in connect_four] == [(0, 16), (60, 32), (150, 64)]
     assert [s for _, s in stages] == [full // 4, full // 2, full]
@@ -238,8 +238,8 @@ def test_c23_games__stages_rise_to_the_presets_budget_as_connect_fours_do(bin_di
 
 
 @pytest.mark.parametrize("game", ["othello", "quoridor"])
-def test_c23_games__lean64_is_make_trains_recipe_on_the_games_preset(bin_dir, game):
-    found = {arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_games.sh", game, "out"))}
+def test_ablation_games__lean64_is_make_trains_recipe_on_the_games_preset(bin_dir, game):
+    found = {arm.name: arm for arm in _arms(_arguments(bin_dir, "games_lean64.sh", game, "out"))}
     preset = compare_flags.build_config(found["preset"])
     lean = compare_flags.build_config(found["lean64"])
     connect_four = configs.get_config("connect_four", "cpu")
@@ -265,11 +265,11 @@ def test_c23_games__lean64_is_make_trains_recipe_on_the_games_preset(bin_dir, ga
         assert (lean.opening.kind, lean.opening.handicap_moves) == ("handicap", 3)
 
 
-def test_c23_games__arms_named_are_the_preset_and_those_and_flags_pass_through(bin_dir):
-    lines = _arguments(bin_dir, "c23_games.sh", "othello", "out", "lean64", "--seeds=0,1")
+def test_ablation_games__arms_named_are_the_preset_and_those_and_flags_pass_through(bin_dir):
+    lines = _arguments(bin_dir, "games_lean64.sh", "othello", "out", "lean64", "--seeds=0,1")
     assert [arm.name for arm in _arms(lines)] == ["preset", "lean64"]
     assert lines[-1] == "--seeds=0,1"
-    after = _arguments(bin_dir, "c23_games.sh", "quoridor", "out", "score", "--", "--max_slices=1")
+    after = _arguments(bin_dir, "games_lean64.sh", "quoridor", "out", "score", "--", "--max_slices=1")
     assert [arm.name for arm in _arms(after)] == ["preset", "score"]
     assert after[-1] == "--max_slices=1"
 
@@ -277,14 +277,14 @@ def test_c23_games__arms_named_are_the_preset_and_those_and_flags_pass_through(b
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [
-        (("othello", "out", "wider"), "Unknown arm 'wider' of c23_games.sh: expected stages, "
+        (("othello", "out", "wider"), "Unknown arm 'wider' of games_lean64.sh: expected stages, "
          "score or lean64.\n"),
         (("chess", "out"), "Unknown game 'chess': expected othello or quoridor.\n"),
     ],
 )  # fmt: skip
-def test_c23_games__refuses_an_unknown_arm_or_game_in_one_line(bin_dir, arguments, expected):
+def test_ablation_games__refuses_an_unknown_arm_or_game_in_one_line(bin_dir, arguments, expected):
     done = subprocess.run(
-        ["bash", str(SCRIPTS / "c23_games.sh"), *arguments],
+        ["bash", str(SCRIPTS / "games_lean64.sh"), *arguments],
         env={"BIN": str(bin_dir), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
@@ -295,12 +295,12 @@ def test_c23_games__refuses_an_unknown_arm_or_game_in_one_line(bin_dir, argument
 
 
 def test_connect_four_cpu__is_the_arm_lean64_hour_but_for_its_schedule_and_evaluations(bin_dir):
-    """``make train``'s preset is the C23 arm it was chosen from: every setting of
-    ``lean64_hour`` as c23_hour.sh hands it to the runner (its overrides on
+    """``make train``'s preset is the ablation arm it was chosen from: every setting of
+    ``lean64_hour`` as connect_four_hour.sh hands it to the runner (its overrides on
     ``playout_cap``), but for the number of iterations, the evaluations' cadence and the
     search's sigma when the trained network plays."""
     found = {
-        arm.name: arm for arm in _arms(_arguments(bin_dir, "c23_hour.sh", "out", "lean64_hour"))
+        arm.name: arm for arm in _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "lean64_hour"))
     }
     measured = compare_flags.build_config(found["lean64_hour"])
     cpu = configs.get_config("connect_four", "cpu")

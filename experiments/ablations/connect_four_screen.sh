@@ -1,26 +1,26 @@
 #!/usr/bin/env bash
-# C23 screening (issue 62, deliverable 2, first step): each idea of the literature, as its
+# The Connect Four ablations, first step (a screen): each idea of the literature, as its
 # settings (docs/training.md, "Ideas from the literature"), against the Connect Four `cpu`
 # preset on one seed, 30 minutes of training time each, every checkpoint judged on all
 # perfect-play sets at the run's own 64 simulations. The hour's own knobs (network width
-# and depth, games at once, the schedule) are arms too. The arms are c23_arms.sh's.
+# and depth, games at once, the schedule) are arms too. The arms are connect_four_arms.sh's.
 #
-#   bash experiments/ablations/c23_screen.sh [OUTPUT] [extra alphazero-compare flags]
+#   bash experiments/ablations/connect_four_screen.sh [OUTPUT] [extra alphazero-compare flags]
 #
 # e.g. `--max_slices=4` to share the machine and go on later (the same command resumes
 # exactly). Arms may be appended later: keep these first, add new ones at the end.
 # All arms together: 18 x 30 minutes of training, plus the judging of their checkpoints;
-# the last three change `lean64_hour`, and are for c23_hour.sh --reference=lean64_hour.
+# the last three change `lean64_hour`, and are for connect_four_hour.sh --reference=lean64_hour.
 set -euo pipefail
-OUTPUT="${1:-runs/c23_screen}"
+OUTPUT="${1:-runs/connect_four_screen}"
 shift || true
 HERE="$(dirname "$0")"
 BIN="${BIN:-$HERE/../../.venv/bin}"
-source "$HERE/c23_arms.sh"
+source "$HERE/connect_four_arms.sh"
 
-ARMS=(--arm="preset=$C23_PRESET")
-for name in "${C23_ORDER[@]}"; do
-    ARMS+=(--arm="$(c23_arm "$name")")
+ARMS=(--arm="preset=$ARMS_PRESET")
+for name in "${ARMS_ORDER[@]}"; do
+    ARMS+=(--arm="$(ablation_arm "$name")")
 done
 exec "$BIN/alphazero-compare" --output="$OUTPUT" --seeds=0 --minutes=30 \
     --slice_minutes=5 --checkpoint_minutes=5 "${ARMS[@]}" "$@"

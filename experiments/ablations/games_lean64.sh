@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# C23 (issue 62, deliverable 4): the ideas that apply beyond Connect Four, on the other
+# The ideas that apply beyond Connect Four, on the other
 # games' `cpu` presets, with the comparison runner; every checkpoint (one every 10 minutes
 # of training) judged on an anchor ladder.
 #
-#   bash experiments/ablations/c23_games.sh GAME OUTPUT [ARM...] [extra alphazero-compare flags]
+#   bash experiments/ablations/games_lean64.sh GAME OUTPUT [ARM...] [extra alphazero-compare flags]
 #
 # With ARMs named (any of stages, score, lean64) the comparison is the preset and those;
 # without, the preset and all three. Arguments that start with `-` go to the runner (after
@@ -16,12 +16,12 @@
 # The arms, against the preset:
 # - `stages`: the rising simulation budget (Wu T.-R. et al., 2023, whose MiniZero found it
 #   better on Othello and Go 9x9): a quarter, a half, then all of the preset's simulations,
-#   from the same fractions of the schedule as Connect Four's `stages` arm (c23_arms.sh);
+#   from the same fractions of the schedule as Connect Four's `stages` arm (connect_four_arms.sh);
 # - `score`: the score-like auxiliary target (Wu, 2019), the final disc difference in
 #   Othello and the path-length race in Quoridor (the game records' score), at Connect Four's
 #   weight;
 # - `lean64`: what Connect Four's comparisons chose for `make train` (its `cpu` preset,
-#   the arm `lean64_hour` of c23_arms.sh): the 64 x 4 network, every move searched with a
+#   the arm `lean64_hour` of connect_four_arms.sh): the 64 x 4 network, every move searched with a
 #   quarter of the preset's simulations of Gumbel (Danihelka et al., 2022) and kept,
 #   sampled from the improved policy to the end of the game, and in Othello games starting
 #   from random 0-2-ply positions (AlphaZero.jl issue #217, 2024; Quoridor's preset
@@ -37,8 +37,8 @@ OUTPUT="${2:?give the output directory}"
 shift 2
 HERE="$(dirname "$0")"
 BIN="${BIN:-$HERE/../../.venv/bin}"
-source "$HERE/c23_arms.sh"  # C23_NET64: Connect Four's 64 x 4 network
-NET64="$C23_NET64"
+source "$HERE/connect_four_arms.sh"  # ARMS_NET64: Connect Four's 64 x 4 network
+NET64="$ARMS_NET64"
 case "$GAME" in
 othello)
     PRESET="othello:cpu"
@@ -69,7 +69,7 @@ while (($#)); do
     -*) FLAGS+=("$1") ;;
     *)
         if [[ -z "${SPECS[$1]+set}" ]]; then
-            echo "Unknown arm '$1' of c23_games.sh: expected stages, score or lean64." >&2
+            echo "Unknown arm '$1' of games_lean64.sh: expected stages, score or lean64." >&2
             exit 2
         fi
         NAMES+=("$1")

@@ -1,12 +1,12 @@
-# The arms of C23 (issue 62), sourced by c23_screen.sh and c23_hour.sh: each idea of the
+# The arms of the Connect Four ablations, sourced by connect_four_screen.sh and connect_four_hour.sh: each idea of the
 # literature (docs/training.md, "Ideas from the literature") and each of the hour's own knobs
 # as the overrides it adds to `playout_cap`, the Connect Four preset that was `make
 # train`'s `cpu` until 2026-11-29, so that the screen and the hour runs after it train
 # exactly the same arms. `make train`'s `cpu` is now the arm `lean64_hour` with fewer
 # iterations (tests/experiments/ablations/test_scripts.py checks it).
 #
-# c23_arm NAME prints the arm's alphazero-compare spec, `NAME=PRESET OVERRIDES`, and
-# c23_together NAME... the spec of the named arms' overrides together, as the arm
+# ablation_arm NAME prints the arm's alphazero-compare spec, `NAME=PRESET OVERRIDES`, and
+# ablation_together NAME... the spec of the named arms' overrides together, as the arm
 # `together` (their auxiliary weights in one learner.aux_weights; arms that set one key to
 # two values, such as `gumbel_jl` and `forced`, are refused).
 #
@@ -19,7 +19,7 @@
 # - `gumbel_jl` is AlphaZero.jl issue #217's recipe (2024): every move sampled from Gumbel's
 #   improved policy (42 >= a game's 42 plies), which is also the policy target, and games
 #   starting from random 0-2-ply positions; `openings` is the random starts alone.
-# - `reply` and `score` add an auxiliary head each, with its loss weight (C23_AUX).
+# - `reply` and `score` add an auxiliary head each, with its loss weight (ARMS_AUX).
 # - `lean` (added after the hour's first pair): every move searched with 16 simulations
 #   of Gumbel and kept for training, where the preset keeps one move in four, searched
 #   with 64, and spends 16 on the others unkept: 17 network calls a kept position instead
@@ -34,7 +34,7 @@
 #   take"); 120 iterations, so that its schedule ends within about 40 minutes of 2 cores.
 # - `lean64_hour`: `lean64` with a schedule that fills the hour: 180 iterations, from its
 #   120 in 39.2 minutes on the 2-core AMD machine (2026-11-29). It is `make train`'s `cpu`
-#   with 30 more iterations, and the reference of the arms below (c23_hour.sh
+#   with 30 more iterations, and the reference of the arms below (connect_four_hour.sh
 #   --reference=lean64_hour), each of which changes one thing of it, aimed at Begin-Hard,
 #   which stayed at 15-16% on every run of it:
 # - `lean64_rising`: a rising budget (Wu T.-R. et al., 2023), 32 simulations from iteration
@@ -75,15 +75,15 @@
 #   positions for the reference's network (docs: ablations, "Play-time sigma"); this asks
 #   whether training with it teaches more. The same 180 iterations and cost.
 
-C23_PRESET="connect_four:playout_cap"
+ARMS_PRESET="connect_four:playout_cap"
 # The settings that `lean` and the arms built on it share.
-C23_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) budget.kind=full selfplay.num_sampling_moves=42 opening.kind=random opening.random_plies=2 learner.updates_per_iteration=32"
-C23_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
+ARMS_LEAN="search.policy=gumbel selfplay.simulation_stages=((0,16),) budget.kind=full selfplay.num_sampling_moves=42 opening.kind=random opening.random_plies=2 learner.updates_per_iteration=32"
+ARMS_NET64="network.channels=64 network.blocks=4 network.value_hidden=64"
 # `lean64_hour`'s, which the arms after it start from.
-C23_HOUR="$C23_LEAN $C23_NET64 num_iterations=180"
-_early="${C23_HOUR/num_iterations=180/num_iterations=120}"  # lean64_early's: fewer, dearer
-C23_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep lean64_score lean64_reply lean64_open4 lean64_open8 lean64_early lean64_sigma)
-declare -A C23_OVERRIDES=(
+ARMS_HOUR="$ARMS_LEAN $ARMS_NET64 num_iterations=180"
+_early="${ARMS_HOUR/num_iterations=180/num_iterations=120}"  # lean64_early's: fewer, dearer
+ARMS_ORDER=(gumbel_jl openings reply merge forced stages score wider games128 schedule300 narrow lean lean64 lean64_hour lean64_rising lean64_outcome lean64_replay lean64_updates16 lean64_deep lean64_score lean64_reply lean64_open4 lean64_open8 lean64_early lean64_sigma)
+declare -A ARMS_OVERRIDES=(
     [gumbel_jl]="search.policy=gumbel selfplay.num_sampling_moves=42 opening.kind=random opening.random_plies=2"
     [openings]="opening.kind=random opening.random_plies=2"
     [reply]="network.reply_head=True"
@@ -95,46 +95,46 @@ declare -A C23_OVERRIDES=(
     [games128]="selfplay.batch_size=128"
     [schedule300]="num_iterations=300"
     [narrow]="network.channels=24 network.blocks=2 network.value_hidden=24"
-    [lean]="$C23_LEAN"
-    [lean64]="$C23_LEAN $C23_NET64 num_iterations=120"
-    [lean64_hour]="$C23_HOUR"
-    [lean64_rising]="${C23_LEAN/"((0,16),)"/"((0,16),(120,32))"} $C23_NET64 num_iterations=165"
-    [lean64_outcome]="$C23_HOUR selfplay.root_value_weight=0.0"
-    [lean64_replay]="$C23_HOUR replay.capacity=400000"
-    [lean64_updates16]="${C23_LEAN/updates_per_iteration=32/updates_per_iteration=16} $C23_NET64 num_iterations=220"
+    [lean]="$ARMS_LEAN"
+    [lean64]="$ARMS_LEAN $ARMS_NET64 num_iterations=120"
+    [lean64_hour]="$ARMS_HOUR"
+    [lean64_rising]="${ARMS_LEAN/"((0,16),)"/"((0,16),(120,32))"} $ARMS_NET64 num_iterations=165"
+    [lean64_outcome]="$ARMS_HOUR selfplay.root_value_weight=0.0"
+    [lean64_replay]="$ARMS_HOUR replay.capacity=400000"
+    [lean64_updates16]="${ARMS_LEAN/updates_per_iteration=32/updates_per_iteration=16} $ARMS_NET64 num_iterations=220"
     [lean64_early]="${_early/budget.kind=full/budget.kind=by_ply} budget.early_slots=16 budget.early_simulations=64"
-    [lean64_sigma]="$C23_HOUR search.value_scale=0.2"
-    [lean64_deep]="$C23_LEAN network.channels=48 network.blocks=6 network.value_hidden=48 num_iterations=180"
+    [lean64_sigma]="$ARMS_HOUR search.value_scale=0.2"
+    [lean64_deep]="$ARMS_LEAN network.channels=48 network.blocks=6 network.value_hidden=48 num_iterations=180"
 )
-declare -A C23_AUX=([reply]="'reply':0.15" [score]="'score':0.5")
+declare -A ARMS_AUX=([reply]="'reply':0.15" [score]="'score':0.5")
 for _head in score reply; do  # the heads of the screen over `lean64_hour`, at their weights
-    C23_OVERRIDES[lean64_$_head]="$C23_HOUR ${C23_OVERRIDES[$_head]}"
-    C23_AUX[lean64_$_head]="${C23_AUX[$_head]}"
+    ARMS_OVERRIDES[lean64_$_head]="$ARMS_HOUR ${ARMS_OVERRIDES[$_head]}"
+    ARMS_AUX[lean64_$_head]="${ARMS_AUX[$_head]}"
 done
 for _plies in 4 8; do  # wider random openings over `lean64_hour`
-    C23_OVERRIDES[lean64_open$_plies]="${C23_HOUR/random_plies=2/random_plies=$_plies}"
+    ARMS_OVERRIDES[lean64_open$_plies]="${ARMS_HOUR/random_plies=2/random_plies=$_plies}"
 done
 unset _head _plies _early
 
-_c23_check() {
-    if [[ -z "${C23_OVERRIDES[$1]+set}" ]]; then
-        echo "Unknown C23 arm '$1': expected one of ${C23_ORDER[*]}." >&2
+_ablation_check() {
+    if [[ -z "${ARMS_OVERRIDES[$1]+set}" ]]; then
+        echo "Unknown Connect Four ablation arm '$1': expected one of ${ARMS_ORDER[*]}." >&2
         return 2
     fi
 }
 
-# _c23_spec LABEL REFERENCE ARM... : the spec of arm LABEL with the overrides of ARM... in
+# _ablation_spec LABEL REFERENCE ARM... : the spec of arm LABEL with the overrides of ARM... in
 # order. With a REFERENCE arm (empty: none), its overrides first, and of each ARM only what it
 # changes of them, in the reference's place where it sets the same key; an override key
 # that two arms set to different values is refused in one line.
-_c23_spec() {
+_ablation_spec() {
     local label="$1" reference="$2" name override key aux=""
     shift 2
     local -A value=() owner=() given=()
     local -a keys=()
     if [[ -n "$reference" ]]; then
-        _c23_check "$reference" || return
-        for override in ${C23_OVERRIDES[$reference]}; do
+        _ablation_check "$reference" || return
+        for override in ${ARMS_OVERRIDES[$reference]}; do
             key="${override%%=*}"
             keys+=("$key")
             value[$key]="$override"
@@ -143,8 +143,8 @@ _c23_spec() {
         done
     fi
     for name in "$@"; do
-        _c23_check "$name" || return
-        for override in ${C23_OVERRIDES[$name]}; do
+        _ablation_check "$name" || return
+        for override in ${ARMS_OVERRIDES[$name]}; do
             key="${override%%=*}"
             if [[ -z "${value[$key]+set}" ]]; then
                 keys+=("$key")
@@ -157,11 +157,11 @@ _c23_spec() {
             value[$key]="$override"
             owner[$key]="$name"
         done
-        if [[ -n "${C23_AUX[$name]+set}" ]]; then
-            aux+="${aux:+,}${C23_AUX[$name]}"
+        if [[ -n "${ARMS_AUX[$name]+set}" ]]; then
+            aux+="${aux:+,}${ARMS_AUX[$name]}"
         fi
     done
-    local spec="$label=$C23_PRESET"
+    local spec="$label=$ARMS_PRESET"
     for key in "${keys[@]}"; do
         spec+=" ${value[$key]}"
     done
@@ -171,17 +171,17 @@ _c23_spec() {
     printf '%s\n' "$spec"
 }
 
-c23_arm() {
-    _c23_spec "$1" "" "$1"
+ablation_arm() {
+    _ablation_spec "$1" "" "$1"
 }
 
-# c23_together [--reference=ARM] NAME...: the arm `together`; over a reference, that
+# ablation_together [--reference=ARM] NAME...: the arm `together`; over a reference, that
 # reference with each named arm's changes of it.
-c23_together() {
+ablation_together() {
     local reference=""
     if [[ "${1:-}" == --reference=* ]]; then
         reference="${1#--reference=}"
         shift
     fi
-    _c23_spec together "$reference" "$@"
+    _ablation_spec together "$reference" "$@"
 }

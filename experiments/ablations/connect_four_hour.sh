@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# C23 (issue 62, deliverable 2, second step): the arms that led the screen (c23_screen.sh),
+# The Connect Four ablations, second step: the arms that led the screen (connect_four_screen.sh),
 # each on two seeds for the full hour against the preset, and, with two or more of them,
 # the arm `together` with all their overrides (their auxiliary weights in one
 # learner.aux_weights); every checkpoint, one every 10 minutes of training, judged on all
 # perfect-play sets at the run's own 64 simulations.
 #
-#   bash experiments/ablations/c23_hour.sh OUTPUT [--together|--apart] [--reference=ARM] ARM [ARM...] [-- extra alphazero-compare flags]
+#   bash experiments/ablations/connect_four_hour.sh OUTPUT [--together|--apart] [--reference=ARM] ARM [ARM...] [-- extra alphazero-compare flags]
 #
-# e.g. `bash experiments/ablations/c23_hour.sh runs/c23_hour stages merge`. The same
+# e.g. `bash experiments/ablations/connect_four_hour.sh runs/connect_four_hour stages merge`. The same
 # command resumes exactly. With `--together`, only the preset and `together` (two or more
 # arms): the pair that fits one 3-hour working session on one seed (`-- --seeds=0`; two
 # hours of training and about ten minutes of judging), for a machine whose runs do not
-# outlive the session. ARM is one of c23_arms.sh's names. A run ends at its schedule's
+# outlive the session. ARM is one of connect_four_arms.sh's names. A run ends at its schedule's
 # last iteration if that comes first (the preset's 480 take about 55-60 minutes of training
 # on the 2-core Intel machine: 125 in the screen's first 15), and keeps that network for the
 # report's later times; `schedule300`'s 300 iterations end at about 35-40.
@@ -20,17 +20,17 @@
 # judged, whose winners are put together afterwards.
 #
 # With `--reference=ARM`, that arm is the reference in the preset's place: e.g.
-# `c23_hour.sh runs/c23_bh --reference=lean64_hour lean64_rising` compares `make train`'s
+# `connect_four_hour.sh runs/connect_four_begin_hard --reference=lean64_hour lean64_rising` compares `make train`'s
 # recipe with one change of it, the preset not trained; `together` is then the reference
 # with every named arm's change of it. A reference trained by an earlier comparison is
 # taken over rather than trained again with `-- --reuse=THAT_OUTPUT` (docs/compare.md):
-# e.g. `lean64_hour`'s seed 0 in hour_together, its seed 1 in c23_lean64.
+# e.g. `lean64_hour`'s seed 0 in hour_together, its seed 1 in connect_four_lean64.
 set -euo pipefail
 OUTPUT="${1:?give the output directory, then the arms}"
 shift
 HERE="$(dirname "$0")"
 BIN="${BIN:-$HERE/../../.venv/bin}"
-source "$HERE/c23_arms.sh"
+source "$HERE/connect_four_arms.sh"
 
 SINGLES=1  # each named arm on its own too (all but --together)
 TOGETHER=1  # all of them in one arm, with two or more (all but --apart)
@@ -42,7 +42,7 @@ while [[ "${1:-}" == --together || "${1:-}" == --apart || "${1:-}" == --referenc
         TOGETHER=0
     else
         REFERENCE="${1#--reference=}"
-        _c23_check "$REFERENCE" || exit
+        _ablation_check "$REFERENCE" || exit
     fi
     shift
 done
@@ -53,7 +53,7 @@ while [[ $# -gt 0 && "$1" != "--" ]]; do
 done
 [[ "${1:-}" == "--" ]] && shift
 if [[ ${#NAMES[@]} -eq 0 ]]; then
-    echo "Give at least one arm after the output directory: one of ${C23_ORDER[*]}." >&2
+    echo "Give at least one arm after the output directory: one of ${ARMS_ORDER[*]}." >&2
     exit 2
 fi
 if [[ $SINGLES -eq 0 && $TOGETHER -eq 0 ]]; then
@@ -71,17 +71,17 @@ if [[ -n "$REFERENCE" ]]; then
             exit 2
         fi
     done
-    ARMS=(--arm="$(c23_arm "$REFERENCE")")
+    ARMS=(--arm="$(ablation_arm "$REFERENCE")")
 else
-    ARMS=(--arm="preset=$C23_PRESET")
+    ARMS=(--arm="preset=$ARMS_PRESET")
 fi
 if [[ $SINGLES -eq 1 ]]; then
     for name in "${NAMES[@]}"; do
-        ARMS+=(--arm="$(c23_arm "$name")")
+        ARMS+=(--arm="$(ablation_arm "$name")")
     done
 fi
 if [[ $TOGETHER -eq 1 && ${#NAMES[@]} -ge 2 ]]; then
-    ARMS+=(--arm="$(c23_together ${REFERENCE:+--reference=$REFERENCE} "${NAMES[@]}")")
+    ARMS+=(--arm="$(ablation_together ${REFERENCE:+--reference=$REFERENCE} "${NAMES[@]}")")
 fi
 exec "$BIN/alphazero-compare" --output="$OUTPUT" --seeds=0,1 --minutes=60 \
     --slice_minutes=10 --checkpoint_minutes=10 "${ARMS[@]}" "$@"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# C24 (issue 63, deliverable 2): what makes Quoridor learn the wall game, on the comparison
+# What makes Quoridor learn the wall game, on the comparison
 # runner, each arm judged on the anchor ladder (random, greedy:path, minimax:2; every
 # checkpoint, arm and seed plays the same openings and colours, so games pair up).
 #
-#   bash experiments/ablations/c24_quoridor.sh STAGE [OUTPUT] [extra alphazero-compare flags]
+#   bash experiments/ablations/quoridor_wall_game.sh STAGE [OUTPUT] [extra alphazero-compare flags]
 #
 # STAGE is one of
 # - `5x5`: the `cpu` preset (5x5, 3 walls, the shipped 5x5 agent's recipe) against its
@@ -14,7 +14,7 @@
 #   192 games took 4-11 minutes; a checkpoint every 15 would add about a third to the
 #   hours of training).
 # The same command resumes exactly (`--max_slices=N` to share the machine and go on later);
-# arms may be appended at the end. C23's winners join as arms once its screen has them.
+# arms may be appended at the end. The Connect Four ablations' winners join as arms once its screen has them.
 #
 # The arms:
 # - `score`: the score-like auxiliary target, the path-length race at the end of the game
@@ -33,7 +33,7 @@
 set -euo pipefail
 STAGE="${1:?give the stage: 5x5 or 9x9}"
 shift
-OUTPUT="${1:-runs/c24_quoridor_$STAGE}"
+OUTPUT="${1:-runs/quoridor_wall_game_$STAGE}"
 shift || true
 BIN="${BIN:-$(dirname "$0")/../../.venv/bin}"
 

@@ -20,7 +20,7 @@ Every fill is a loop of rounds of the same shape (``fill_loop``). On the CPU a
 stops at its longest fill. On an accelerator each fill runs its bound (a shortest path
 has at most ``size^2 - 1`` steps) in a ``fori_loop`` of 9 rounds an iteration: a fixed
 amount of work with no test to send back to the host between rounds, which on a GPU costs
-a round trip each (issue C24: an H100 ran the tested loops no faster than 2 CPU cores).
+a round trip each (an H100 ran the tested loops no faster than 2 CPU cores).
 Only the batch's fills in doubt past the first ``_fills_per_call`` wait on a test.
 
 Everything here is in one frame, heading up: the goal of the pawn ``own`` is the top row,

@@ -1,8 +1,7 @@
 """Connect Four 6x7: ``default`` (an accelerator), ``cpu`` (a 2-core machine: ``make
-train``), ``playout_cap`` (``make train``'s until 2026-11-29), ``agent`` (a 32 x 3 agent in
-one session of 2 cores), ``long`` (a 64 x 4 network over several
-sessions), ``long_gpu`` (``long``'s work for one accelerator: the shipped agent's recipe),
-``smoke``."""
+train``), ``playout_cap`` (``make train``'s before ``cpu``), ``agent`` (a 32 x 3 agent in
+one session of 2 cores), ``long`` (a 64 x 4 network over several sessions), ``long_gpu``
+(``long``'s work for one accelerator: the shipped agent's recipe), ``smoke``."""
 
 from __future__ import annotations
 
@@ -48,11 +47,9 @@ def default(config: ml_collections.ConfigDict) -> None:
 
 
 def playout_cap(config: ml_collections.ConfigDict) -> None:
-    """``make train``'s preset until 2026-11-29 (the ``cpu`` preset of every result dated
-    before it, and the reference arm of C23's comparisons): the 32 x 3 network, PUCT with
-    a playout cap, 480 iterations. About an hour on a 2-core AMD EPYC, 63 minutes to two
-    hours on a 2-core Intel Xeon; the ``agent`` recipe and those built on it train with
-    its search and targets."""
+    """``make train``'s preset before ``cpu``, and the reference of the comparisons that chose
+    ``cpu``: the 32 x 3 network, PUCT with a playout cap, 480 iterations, about an hour of 2
+    cores. The ``agent`` recipe and those built on it train with its search and targets."""
     _common(config)
     # 5.3-6.0 s an iteration on 2 idle AMD cores (16 updates: 0.6 s of it) and ~40 s an
     # evaluation every 20 iterations: about an hour (docs: results, settings compared).
@@ -83,12 +80,11 @@ def playout_cap(config: ml_collections.ConfigDict) -> None:
 
 
 def cpu(config: ml_collections.ConfigDict) -> None:
-    """``make train``: 54 minutes from a fresh clone on 2 idle cores of an AMD EPYC
-    (2026-11-29, installation and three evaluations included). The comparison arm
-    ``lean64_hour`` of C23 (experiments/ablations/connect_four_arms.sh) on ``playout_cap``, with
-    fewer iterations so that its evaluations fit the hour: the 64 x 4 network trained on
-    every move of games searched with 16 simulations of Gumbel (docs: ablations, "The hour
-    filled")."""
+    """``make train``, sized for about an hour of 2 cores: ``playout_cap``'s game length,
+    targets, replay memory and learner with the 64 x 4 network trained on every move of games
+    searched with 16 simulations of Gumbel, 150 iterations (the comparisons that chose it:
+    docs, results, ablations). It plays with a steeper Gumbel sigma than it self-plays with
+    (``search.play_value_scale`` 0.2)."""
     playout_cap(config)  # its game length, root-value targets, replay memory and learner
     # lean64_hour's 180 iterations took 60 minutes of 2 AMD cores without evaluations
     # (20.1 s each, on two seeds); 150 take about 50, and three evaluations (69 s for the
@@ -123,26 +119,20 @@ def cpu(config: ml_collections.ConfigDict) -> None:
 
 def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the agent shipped before ``long_gpu``'s, ``make agent
-    GAME=connect_four``: the ``playout_cap`` preset (its network, search and replay memory)
-    for 700 iterations, with an evaluation every 100. It fits one working session of the 2-core
-    development machine: 95 minutes on 2 nearly idle cores (median 7.2 s an iteration, 7
-    evaluations of ~30 s; measured 2026-11-26). On one H100 an iteration takes 1.22 s
-    (700 in about 14 minutes; evaluations not timed there)."""
+    GAME=connect_four``: the ``playout_cap`` preset for 700 iterations, with an evaluation
+    every 100; one working session of 2 cores."""
     playout_cap(config)
     config.num_iterations = 700
     config.evaluation.update(every=100, perfect_play_positions=200)
 
 
 def long(config: ml_collections.ConfigDict) -> None:
-    """The recipe of a longer run for the 2-core machine, ``make agent GAME=connect_four
-    RECIPE=long``: the ``agent`` recipe's search and targets with a network of 64 channels x
-    4 blocks (about 5x the 32 x 3 network's parameters) for 1,000 iterations, meant to run
-    over several sessions (it resumes exactly). The 32 x 3 agent's mistake rates were level
-    from its 100th iteration to its 700th while its Elo rose; this asks whether a larger
-    network keeps improving where that one stopped. A median 34.2 s an iteration on 2 Intel cores
-    (2026-11-27, the 32 x 3 network 11-13 s there that day): about 10-11 hours. Its one
-    run was lost with its machine at iteration 493; ``long_gpu`` does the same work in
-    wider iterations, in 8 minutes of one H100 (on 2 cores it is no faster)."""
+    """A longer run for 2 cores, ``make agent GAME=connect_four RECIPE=long``: the ``agent``
+    recipe's search and targets with a network of 64 channels x 4 blocks (about 5x the 32 x 3
+    network's parameters) for 1,000 iterations over several sessions (it resumes exactly).
+    The 32 x 3 agent's mistake rates were level from its 100th iteration to its 700th while
+    its Elo rose; this asks whether a larger network keeps improving. ``long_gpu`` does the
+    same work in wider iterations on one accelerator."""
     agent(config)
     config.num_iterations = 1000
     config.network.update(channels=64, blocks=4, value_hidden=64)
@@ -158,11 +148,9 @@ def long_gpu(config: ml_collections.ConfigDict) -> None:
     same positions, take the same 16,000 updates of 256 (so the same cosine schedule by
     update) and keep the same 200,000 positions in replay; here the network learns after
     each iteration's ~9,100 new positions instead of ~1,150. On a GPU a small network's
-    search is bound by its sequence of steps more than by its batch, so the whole recipe
-    fits one session of a lent H100: 8.1 minutes there (2026-11-27, a median 2.6 s an
-    iteration, evaluations included), which trained the shipped agent. On 2 Intel cores
-    it is no faster than ``long`` per position (55-59 kept positions/s against 53-64,
-    the same machine and day): 181-194 s an iteration, about 6.4 hours."""
+    search is bound by its sequence of steps more than by its batch, so the recipe fits
+    minutes of one GPU and trained the shipped agent; on 2 cores it is no faster than
+    ``long`` per position."""
     long(config)
     config.num_iterations = 125
     config.selfplay.batch_size = 512

@@ -1,11 +1,9 @@
 """Othello: ``default`` (8x8, an accelerator), ``cpu`` (6x6, the shipped 6x6 agent's
-recipe: 29 minutes on a 2-core CPU, evaluations included), ``agent`` (8x8, a 32 x 3 agent
-in one session of 2 cores), ``long_gpu`` (8x8, a 64 x 4 agent in one session of a lent
-GPU), ``smoke`` (6x6, tests).
+recipe for a 2-core CPU), ``agent`` (8x8, a 32 x 3 agent in one session of 2 cores),
+``long_gpu`` (8x8, a 64 x 4 agent in one session of a GPU), ``smoke`` (6x6, tests).
 
 The evaluation plays the game's baselines: random, its greedy player (``greedy:flips``, the
-move that flips the most discs) and alpha-beta on its heuristic (``minimax:d``).
-"""
+move that flips the most discs) and alpha-beta on its heuristic (``minimax:d``)."""
 
 from __future__ import annotations
 
@@ -18,9 +16,8 @@ AGENT_ITERATIONS = 360
 
 
 def default(config: ml_collections.ConfigDict) -> None:
-    """8x8: 60 placements, a pass now and then. On one H100 (2026-11-27) an iteration took
-    43.5 s after the first (60 s, compiling), 43.2 s of it self-play: 2,048 games, 2.8k
-    positions/s, so 1,000 iterations are about 12 hours; its evaluation was not timed."""
+    """8x8: 60 placements, a pass now and then; 2,048 games an iteration, about 12 hours for
+    1,000 iterations on one H100."""
     config.game.settings = {"size": 8, "legal_plane": 1}
     config.num_iterations = 1000
     config.network.update(channels=128, blocks=6, value_hidden=128)
@@ -32,9 +29,8 @@ def default(config: ml_collections.ConfigDict) -> None:
 
 
 def cpu(config: ml_collections.ConfigDict) -> None:
-    """6x6, games of about 32 plies; about 4 s an iteration on 2 idle cores. The recipe of
-    the shipped 6x6 agent, ``make agent GAME=othello RECIPE=cpu``: 28.5 minutes in all on
-    a 2-core Intel Xeon (2026-11-28, a median 5.3 s an iteration)."""
+    """6x6, games of about 32 plies; the recipe of the shipped 6x6 agent, ``make agent
+    GAME=othello RECIPE=cpu``, about half an hour of 2 cores."""
     config.game.settings = {"size": 6, "legal_plane": 1}
     config.num_iterations = 240
     config.network.update(channels=32, blocks=3, value_hidden=32)
@@ -50,12 +46,7 @@ def agent(config: ml_collections.ConfigDict) -> None:
     GAME=othello``: the 32x3 network of the ``cpu`` presets with Connect Four's self-play
     (playout-cap randomisation, 64 simulations on one move in four and 16 on the others,
     value targets half the root value) and a replay memory of the last ~70 iterations'
-    positions. Sized to one working session of the 2-core development machine: about 110
-    minutes on 2 idle cores, 15 s an iteration (14 of self-play, measured 2026-11-25) and 4
-    evaluations of ~5 minutes. Its first run, shipped until 2026-11-27, on an Intel Xeon
-    machine of that size (2026-11-26), took a median 21.3 s an iteration (19.9 of self-play)
-    and 4 evaluations of about 4 minutes: 155 minutes in all by its clock. On one H100 an
-    iteration takes 1.58 s (360 in about 9.5 minutes; evaluations not timed there)."""
+    positions, sized to one working session of 2 cores."""
     config.game.settings = {"size": 8, "legal_plane": 1}
     config.num_iterations = AGENT_ITERATIONS
     config.network.update(channels=32, blocks=3, value_hidden=32)
@@ -79,12 +70,8 @@ def long_gpu(config: ml_collections.ConfigDict) -> None:
     parameters, 4.6x) over 80 iterations of 512 games at once and 128 updates each. Against
     ``agent`` it plays about 1.8x the positions and takes 1.8x the updates (10,240 of 256)
     at the same ratio of samples to new positions (about 2), and its replay memory holds the
-    last ~19 iterations (~20% of the run, as ``agent``'s does). Sized to one session of a
-    lent accelerator: 8.3 minutes on one H100 (2026-11-27, a median 3.7 s an iteration, 3.2
-    of self-play and 0.32 of learning, and two evaluations of about a minute or two); on 2
-    Intel cores 433 s an iteration, about 9.6 hours. Its agent wins 92.0% of 200 games
-    against ``minimax:3`` and 80.5% against ``minimax:4``, where ``agent``'s won 84.0% and
-    65.5%, but ``greedy:flips`` wipes it out in 23 of 200 (docs: results, Othello 8x8)."""
+    last ~19 iterations (~20% of the run, as ``agent``'s does). Sized to minutes of one GPU;
+    on 2 cores, hours. Its strength: docs, results, Othello 8x8."""
     agent(config)
     config.num_iterations = 80
     config.network.update(channels=64, blocks=4, value_hidden=64)

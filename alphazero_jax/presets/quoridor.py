@@ -1,11 +1,10 @@
 """Quoridor: ``default`` (9x9 with 10 walls each, an accelerator), ``cpu`` (5x5 with 3 walls,
-the shipped 5x5 agent's recipe: 31 minutes on a 2-core CPU, evaluations included),
-``agent`` (9x9, the shipped 9x9 agent's recipe), ``smoke`` (5x5, tests).
+the shipped 5x5 agent's recipe for a 2-core CPU), ``agent`` (9x9, the shipped 9x9 agent's
+recipe), ``smoke`` (5x5, tests).
 
 The evaluation plays the game's baselines: random, its greedy player (``greedy:path``: walk
 a shortest path, wall back when behind on walls) and alpha-beta on its heuristic
-(``minimax:d``, shortest-path race and walls in hand).
-"""
+(``minimax:d``, shortest-path race and walls in hand)."""
 
 from __future__ import annotations
 
@@ -18,8 +17,8 @@ AGENT_ITERATIONS = 360
 
 
 def default(config: ml_collections.ConfigDict) -> None:
-    """9x9, 10 walls: 140 actions, games of 60-100 plies. Its first iteration on one H100
-    did not finish in 165 s, compiling included (2026-11-27): its speed is not known."""
+    """9x9, 10 walls: 140 actions, games of 60-100 plies. Not yet timed: its first iteration
+    on one H100 did not finish within three minutes."""
     config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
     config.num_iterations = 1000
     config.network.update(channels=128, blocks=8, value_hidden=128)
@@ -47,9 +46,8 @@ def _small(config: ml_collections.ConfigDict) -> None:
 
 
 def cpu(config: ml_collections.ConfigDict) -> None:
-    """5x5 with 3 walls each; games of 10 to 30 plies; about 4 s an iteration on 2 idle
-    cores. The recipe of the shipped 5x5 agent, ``make agent GAME=quoridor RECIPE=cpu``:
-    30.7 minutes in all on a 2-core Intel Xeon (2026-11-28, a median 5.8 s an iteration)."""
+    """5x5 with 3 walls each; games of 10 to 30 plies. The recipe of the shipped 5x5 agent,
+    ``make agent GAME=quoridor RECIPE=cpu``, about half an hour of 2 cores."""
     _small(config)
     config.num_iterations = 200
     config.network.update(channels=32, blocks=3, value_hidden=32)
@@ -63,15 +61,9 @@ def cpu(config: ml_collections.ConfigDict) -> None:
 def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the shipped 9x9 agent, ``make agent GAME=quoridor``: what made the
     5x5 ``cpu`` preset learn (handicap openings, a quarter heuristic, Gumbel), on 9x9 with
-    the 32x3 network, playout-cap randomisation and value targets half the root value.
-    Sized to one working session of the 2-core development machine from the first
-    iterations' times: 15.5 s an iteration (14.5 of self-play, measured 2026-11-25), 4
-    evaluations of ~4 minutes, about 110 minutes. Its first run, the shipped agent, on an
-    Intel Xeon machine of that size (2026-11-26), took 18-27 s an iteration on idle cores
-    (medians of ten iterations; 16.6-24.4 s of self-play) and 30-40 s beside test runs,
-    and evaluations of 7-11 minutes: 209 minutes in all by its clock. One H100 is no
-    faster: 14.7 s an iteration (32 games cannot fill it; the shortest-path test of each
-    wall is sequential)."""
+    the 32x3 network, playout-cap randomisation and value targets half the root value,
+    sized to a few hours of 2 cores. A GPU is no faster: 32 games cannot fill it, and the
+    shortest-path test of each wall is sequential."""
     _small(config)
     config.game.settings = {"size": 9, "walls": 10, "distance_planes": 1}
     config.opening.handicap_moves = 4

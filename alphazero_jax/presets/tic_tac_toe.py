@@ -1,4 +1,4 @@
-"""Tic-Tac-Toe 3x3: ``default`` (300 iterations, 5 minutes on 2 idle CPU cores: the optimal
+"""Tic-Tac-Toe 3x3: ``default`` (300 iterations, minutes on 2 CPU cores: the optimal
 move in about 99% of the 4,520 live positions), ``cpu`` and ``agent`` (the same; ``agent``
 is the shipped agent's recipe, ``make agent GAME=tic_tac_toe``) and ``smoke`` (tests)."""
 

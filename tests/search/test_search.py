@@ -200,8 +200,8 @@ def test_search__gumbel_tests_the_move_the_prior_wrote_off():
     values 0) and a quarter of the heuristic in node values, as in the 5x5 presets. PUCT's
     32 simulations never visit c5, so a PUCT policy target repeats the prior; Gumbel's
     sequential halving gives both root moves the same visits, so c5 gets a value the
-    improved policy can learn from (BUILD.md, Quoridor: why the 5x5 presets search with
-    Gumbel)."""
+    improved policy can learn from (why the 5x5 presets search with Gumbel: the
+    comments of ``alphazero_jax/presets/quoridor.py``)."""
     game, states, step_back, step_up = _fenced_pawn()
 
     def sure_of_the_dead_end(variables, observations):

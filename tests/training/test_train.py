@@ -243,8 +243,9 @@ def _loops_with_convolutions(hlo: str) -> list[str]:
 
 def test_train__no_gradient_step_runs_inside_a_rolled_loop():
     """XLA's CPU backend runs a convolution's gradient ~10x slower inside a rolled loop body
-    (BUILD.md), so the learner's program is one update with no loop around it; the same
-    check finds the convolutions in a ``lax.scan`` of updates (so it can fail)."""
+    (docs/design.md, "The loop"), so the learner's program is one update with no loop around
+    it; the same check finds the convolutions in a ``lax.scan`` of updates (so it can
+    fail)."""
     components = train.build(_smoke())
     state = components.initial_state
     args = (state.learner, state.replay, state.key, 0, state.num_positions)

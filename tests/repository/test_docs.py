@@ -359,3 +359,13 @@ def test_api_page__lists_every_public_module():
         if not module.name.startswith("_")
     }
     assert public <= listed, f"modules missing from docs/api.md: {sorted(public - listed)}"
+
+
+def test_training_loop_picture__names_every_plug_point():
+    from alphazero_jax import plugs
+
+    picture = (DOCS / "training_loop.svg").read_text()
+    drawn = set(re.findall(r">([^<>]+)</text>", picture))
+    missing = [registry.what for registry in plugs.ALL if registry.what not in drawn]
+    assert not missing, f"plug points not in docs/training_loop.svg: {missing}"
+    assert "training_loop.svg" in (DOCS / "extending.md").read_text()

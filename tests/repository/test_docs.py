@@ -120,8 +120,7 @@ def expected_outputs(markdown: str) -> dict[int, str]:
     follows the block, with blank lines at most between them."""
     lines, found = markdown.splitlines(), {}
     for start, code in python_blocks(markdown):
-        after = start + len(code.splitlines())  # the closing fence's 0-based index
-        number = after + 1
+        number = start + len(code.split("\n")) if code else start  # after the closing fence
         while number < len(lines) and not lines[number].strip():
             number += 1
         if number < len(lines) and lines[number].strip() == "```text":
@@ -258,6 +257,8 @@ def test_python_blocks__run_in_order_and_skip_no_run(tmp_path):
 def test_expected_outputs__follow_their_block_and_match_with_ellipses():
     page = "```python\nprint(1)\n```\n\n```text\n1\n```\n\n```python\nx = 2\n```\ntext\n"
     assert expected_outputs(page) == {2: "1"}
+    assert expected_outputs(page.replace("```\n\n```text", "```\n```text")) == {2: "1"}
+    assert expected_outputs("```python\nx = 1\n\n```\n```text\n1\n```\n") == {2: "1"}
     shown = "moves: ... a game\n...\nlast line"
     assert output_matches(shown, "moves: 21.5 a game\nboard\nboard  \nlast line\n")
     assert output_matches(shown, "moves: 3 a game\nlast line")

@@ -42,16 +42,20 @@ class _PresetParser(flags.ArgumentParser):
         return config
 
 
+def presets_help() -> str:
+    """Each registered game with its presets, read from the registry when the flag is
+    defined: ``connect_four: default, cpu, ...; othello: ...``."""
+    return "; ".join(f"{game}: {', '.join(configs.presets(game))}" for game in configs.available())
+
+
 def define(name: str = "config", default: str | None = None) -> flags.FlagHolder:
     """Defines ``--<name>`` (and ``--<name>.<key>`` overrides); ``default`` like
     ``"connect_four:cpu"``."""
-    games = ", ".join(configs.available())
     holder = config_flags.DEFINE_config_file(
         name,
         None,
-        f"The training config: GAME:PRESET (games: {games}; presets: default, cpu, smoke, "
-        "auto, and a game's own), or a config file FILE.py[:ARG]; set any key with "
-        f"--{name}.KEY=VALUE.",
+        f"The training config: GAME:PRESET ({presets_help()}), or a config file "
+        f"FILE.py[:ARG]; set any key with --{name}.KEY=VALUE.",
     )
     flags.FLAGS[name].parser = _PresetParser(flags.FLAGS[name].parser)
     caller = sys._getframe(1).f_globals["__name__"]  # its --help lists the flag

@@ -16,6 +16,11 @@ docs/reference/ or docs/_build/, which the build or ``make reference`` writes):
       ```
 
   A ``{code-block} python`` (or ``{code} python``) without that class runs like a fence.
+- A ```text fence right after a python block (blank lines between at most) is what that
+  block prints, and the test checks it: each line as written, where ``...`` stands for any
+  text within a line, and a line of ``...`` alone for any number of lines (a figure that
+  differs by machine or run is written ``...``). On the pages a newcomer reads first
+  (``WITH_OUTPUT``), every block that prints has one.
 - A page's own Python modules, the ``*.py`` files beside it in docs/ (shown on the page with
   ``{literalinclude}``), are in the working directory when its blocks run, as they would be
   for a reader who saved them there.
@@ -52,11 +57,26 @@ DOCS = ROOT / "docs"
 GENERATED = ("_build", "reference", "api")
 NO_RUN = "no-run"
 # Runs each block of a page in one namespace; a block's lines keep their numbers in the page.
+# Each block's stdout is kept (and passed on) and written, as JSON, to the file named by argv[1].
 DRIVER = """\
-import json, sys
-namespace = {"__name__": "__main__"}
-for filename, line, code in json.load(sys.stdin):
-    exec(compile("\\n" * (line - 1) + code, filename, "exec"), namespace)
+import contextlib, io, json, sys
+namespace, printed = {"__name__": "__main__"}, []
+
+
+class Tee(io.StringIO):
+    def write(self, text):
+        sys.__stdout__.write(text)
+        return super().write(text)
+
+
+try:
+    for filename, line, code in json.load(sys.stdin):
+        printed.append(Tee())
+        with contextlib.redirect_stdout(printed[-1]):
+            exec(compile("\\n" * (line - 1) + code, filename, "exec"), namespace)
+finally:
+    with open(sys.argv[1], "w") as file:
+        json.dump([block.getvalue() for block in printed], file)
 """
 
 
@@ -95,12 +115,41 @@ def python_blocks(markdown: str) -> list[tuple[int, str]]:
     return blocks
 
 
+def expected_outputs(markdown: str) -> dict[int, str]:
+    """``{first line of a python block: the text it prints}``: the ```text fence that
+    follows the block, with blank lines at most between them."""
+    lines, found = markdown.splitlines(), {}
+    for start, code in python_blocks(markdown):
+        number = start + len(code.split("\n")) if code else start  # after the closing fence
+        while number < len(lines) and not lines[number].strip():
+            number += 1
+        if number < len(lines) and lines[number].strip() == "```text":
+            end = lines.index("```", number + 1)
+            found[start] = "\n".join(lines[number + 1 : end])
+    return found
+
+
+def output_matches(expected: str, printed: str) -> bool:
+    """Whether ``printed`` is ``expected``, ``...`` standing for any text within a line and
+    a line of ``...`` alone for any number of lines (trailing spaces ignored)."""
+    pattern = "".join(
+        r"(?:[^\n]*\n)*?"
+        if line.strip() == "..."
+        else re.escape(line).replace(r"\.\.\.", "[^\n]*?") + r"\n"
+        for line in expected.splitlines()
+    )
+    text = "".join(line.rstrip() + "\n" for line in printed.splitlines())
+    return re.fullmatch(pattern, text) is not None
+
+
 def run_blocks(page: pathlib.Path, blocks: list[tuple[int, str]], cwd: pathlib.Path):
-    """Runs ``blocks`` of ``page`` in order, in one process; returns it when finished."""
+    """Runs ``blocks`` of ``page`` in order, in one process; returns it when finished, with
+    ``printed``: what each block printed (of those that ran)."""
     name = str(page.relative_to(ROOT))
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-c", DRIVER],
+    record = cwd / ".printed.json"
+    result = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(record)],
         input=json.dumps([(name, line, code) for line, code in blocks]),
         cwd=cwd,
         env=env,
@@ -108,8 +157,13 @@ def run_blocks(page: pathlib.Path, blocks: list[tuple[int, str]], cwd: pathlib.P
         text=True,
         timeout=300,
     )
+    result.printed = json.loads(record.read_text()) if record.exists() else []
+    return result
 
 
+# The pages a newcomer reads first: each block that prints shows its output.
+WITH_OUTPUT = {ROOT / "README.md", DOCS / "getting_started.md", DOCS / "agents.md"}
+WITH_OUTPUT |= set((DOCS / "tutorials").glob("*.md"))
 PAGES_WITH_CODE = [  # the README's blocks run too
     page for page in (ROOT / "README.md", *pages()) if python_blocks(page.read_text())
 ]
@@ -132,11 +186,22 @@ LONG |= {
 def test_docs_page__python_blocks_run(page, tmp_path):
     for module in page.parent.glob("*.py"):
         shutil.copy(module, tmp_path / module.name)
-    result = run_blocks(page, python_blocks(page.read_text()), tmp_path)
+    markdown = page.read_text()
+    blocks = python_blocks(markdown)
+    result = run_blocks(page, blocks, tmp_path)
     assert result.returncode == 0, (
         f"a python block of {page.relative_to(ROOT)} failed:\n"
         f"{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
     )
+    expected = expected_outputs(markdown)
+    for (line, _), printed in zip(blocks, result.printed, strict=True):
+        where = f"{page.relative_to(ROOT)}, the block at line {line}"
+        if line in expected:
+            assert output_matches(expected[line], printed), (
+                f"{where} printed\n{printed}\nnot the output the page shows:\n{expected[line]}"
+            )
+        elif page in WITH_OUTPUT:
+            assert not printed, f"{where} prints, and the page shows no ```text output"
 
 
 MADE_UP = """\
@@ -183,8 +248,22 @@ def test_python_blocks__run_in_order_and_skip_no_run(tmp_path):
     result = run_blocks(page, blocks, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "ran 2\n"
+    assert result.printed == ["", "", "ran 2\n"]
     failing = run_blocks(page, [*blocks, (40, "\n\nraise ValueError('here')")], tmp_path)
     assert 'File "docs/made_up.md", line 42' in failing.stderr  # the page's line
+    assert failing.printed == ["", "", "ran 2\n", ""]
+
+
+def test_expected_outputs__follow_their_block_and_match_with_ellipses():
+    page = "```python\nprint(1)\n```\n\n```text\n1\n```\n\n```python\nx = 2\n```\ntext\n"
+    assert expected_outputs(page) == {2: "1"}
+    assert expected_outputs(page.replace("```\n\n```text", "```\n```text")) == {2: "1"}
+    assert expected_outputs("```python\nx = 1\n\n```\n```text\n1\n```\n") == {2: "1"}
+    shown = "moves: ... a game\n...\nlast line"
+    assert output_matches(shown, "moves: 21.5 a game\nboard\nboard  \nlast line\n")
+    assert output_matches(shown, "moves: 3 a game\nlast line")
+    assert not output_matches(shown, "moves: 21.5 a game\nlast line changed\n")
+    assert not output_matches("a\nb", "a\nb\nc\n")  # a line more is a difference
 
 
 # make docs's flags: the test builds the site as the README's command does (in parallel too,
@@ -359,3 +438,13 @@ def test_api_page__lists_every_public_module():
         if not module.name.startswith("_")
     }
     assert public <= listed, f"modules missing from docs/api.md: {sorted(public - listed)}"
+
+
+def test_training_loop_picture__names_every_plug_point():
+    from alphazero_jax import plugs
+
+    picture = (DOCS / "training_loop.svg").read_text()
+    drawn = set(re.findall(r">([^<>]+)</text>", picture))
+    missing = [registry.what for registry in plugs.ALL if registry.what not in drawn]
+    assert not missing, f"plug points not in docs/training_loop.svg: {missing}"
+    assert "training_loop.svg" in (DOCS / "extending.md").read_text()

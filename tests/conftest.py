@@ -20,6 +20,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 _XLA_FLAGS = os.environ.get("XLA_FLAGS", "")
 if "xla_backend_optimization_level" not in _XLA_FLAGS:  # the entry points tests start inherit it
     os.environ["XLA_FLAGS"] = f"{_XLA_FLAGS} --xla_backend_optimization_level=0".strip()
+_XLA_FLAGS_OF_THE_TESTS = os.environ["XLA_FLAGS"]
 if "ALPHAZERO_JAX_CACHE_DIR" not in os.environ:  # the controller; workers inherit it
     os.environ["ALPHAZERO_JAX_CACHE_DIR"] = tempfile.mkdtemp(prefix="alphazero_jax-tests-")
     os.environ["ALPHAZERO_JAX_TESTS_OWN_CACHE"] = "1"
@@ -30,6 +31,15 @@ if os.environ["ALPHAZERO_JAX_CACHE_DIR"].lower() not in ("off", "none", "0", "fa
 def pytest_unconfigure(config):
     if not hasattr(config, "workerinput") and os.environ.get("ALPHAZERO_JAX_TESTS_OWN_CACHE"):
         shutil.rmtree(os.environ["ALPHAZERO_JAX_CACHE_DIR"], ignore_errors=True)
+
+
+def pytest_collection_finish(session):
+    """The tests' process keeps one CPU device, whatever a test module imported: an entry
+    point's module (``alphazero_jax.cli.judge``, ``cli.train``, ...) offers JAX the host's
+    cores through ``XLA_FLAGS`` when imported (``cli/host_devices.py``), which would give
+    every test of the worker, and every program it starts, that many devices."""
+    del session
+    os.environ["XLA_FLAGS"] = _XLA_FLAGS_OF_THE_TESTS
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from alphazero_jax.evaluation import gating as gating_rules
 from alphazero_jax.training import evaluator, plots
 
 ELO_FILE = "elo.json"
@@ -36,7 +37,7 @@ class RunEvaluation:
       every: iterations between evaluations.
       num_past: earlier evaluated networks kept as opponents.
       gating: ``(rule, threshold, games)``; rule ``"none"`` turns gating off, threshold 0
-        is the rule's own (``gating.gating_threshold``).
+        is the rule's own (``evaluation.gating.gating_threshold``).
       seed: evaluation randomness (the same seed replays the same games).
     """
 
@@ -57,7 +58,7 @@ class RunEvaluation:
         self._num_past = num_past
         self._rule, threshold, self._gating_games = gating
         if self._rule != "none":  # 0: the rule's own threshold
-            threshold = gating.gating_threshold(self._rule, threshold)
+            threshold = gating_rules.gating_threshold(self._rule, threshold)
         self._threshold = threshold
         self._key = jax.random.key(seed)
         template = jax.device_get(initial_variables)

@@ -14,7 +14,7 @@ from alphazero_jax import agents, checkpoints, configs, games, networks, runs
 from alphazero_jax.agents import pretrained
 from alphazero_jax.evaluation import arena, gating
 from alphazero_jax.evaluation.arena import Record
-from alphazero_jax.training import evaluator, train
+from alphazero_jax.training import evaluator, run_evaluation, train
 
 
 def _config(num_iterations, rule="score"):
@@ -164,6 +164,26 @@ def test_gating__each_rule_has_its_own_default_threshold():
     assert gating.gating_threshold("score", 0.6) == 0.6
     with pytest.raises(ValueError, match=r"expects a threshold in \[1.0, inf\].*got 0.55"):
         gating.gating_threshold("win_ratio", 0.55)
+
+
+def test_run_evaluation__a_gated_run_starts_with_its_first_network_as_the_best(tmp_path):
+    """A run's evaluation with gating on (in make test: the long tests train with it) takes
+    the rule's own threshold for 0, holds the first network as the one to beat, and refuses
+    a threshold the rule cannot use."""
+    variables = {"params": {"w": np.arange(3.0)}}
+    settings = {"every": 1, "num_past": 0, "seed": 0}
+    gated = run_evaluation.RunEvaluation(
+        None, str(tmp_path), variables, gating=("score", 0.0, 8), **settings
+    )
+    assert gated.gating and np.array_equal(gated.best["params"]["w"], np.arange(3.0))
+    ungated = run_evaluation.RunEvaluation(
+        None, str(tmp_path), variables, gating=("none", 0.0, 0), **settings
+    )
+    assert not ungated.gating and ungated.best is None
+    with pytest.raises(ValueError, match=r"gating rule 'score' .* got 0.3"):
+        run_evaluation.RunEvaluation(
+            None, str(tmp_path), variables, gating=("score", 0.3, 8), **settings
+        )
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,10 @@ def define() -> types.SimpleNamespace:
         minutes=d.DEFINE_float("minutes", 0.0, "Budget: minutes of training time per unit."),
         iterations=d.DEFINE_integer("iterations", 0, "Budget: iterations per unit instead."),
         slice_minutes=d.DEFINE_float(
-            "slice_minutes", 0.0, "Training time a unit gets per turn (0: budget/10, >= 1)."
+            "slice_minutes",
+            0.0,
+            "Training time a unit gets per turn (0: a tenth of --minutes, at least 1; "
+            "under --iterations, 5).",
         ),
         checkpoint_minutes=d.DEFINE_float(
             "checkpoint_minutes", 0.0, "Minutes between checkpoints (0: the arms' own)."

@@ -1,23 +1,21 @@
 #!/usr/bin/env bash
-# C23's accelerator check in one bounded run (about 9.5 minutes; give it a limit of 600 s),
+# The accelerator check in one bounded run (about 9.5 minutes; give it a limit of 600 s),
 # for a session that is lent a GPU for a short span: run from the repository root on the
 # GPU machine, with the package's dependencies importable (wheels in ./.whl, if any, are
 # installed into /tmp/site first: mctx, ml-collections and tensorboardX are the ones a CUDA
-# image with JAX and Flax tends to lack; on 2026-12-04 the run also carried flax, optax,
-# chex and orbax-checkpoint at the CPU's versions). Writes its logs into $OUT (default
-# /tmp/out).
+# image with JAX and Flax tends to lack). Writes its logs into $OUT (default /tmp/out).
 #
-# The Connect Four long_gpu recipe against itself with the searches that won C23's CPU
-# comparisons (`make train`'s: every move searched with 16 simulations of Gumbel, sampled
-# from the improved policy and kept, random 0-2-ply starts; the settings ARMS_LEAN of
-# experiments/ablations/connect_four_arms.sh, with 256 updates an iteration for the four times as
-# many positions kept, about 2 samples each as on the CPU), both judged every 8 iterations
-# at 600 simulations on Middle-Medium and Begin-Hard (AlphaZero.jl's table: 2.8% and 7.4%):
-# the preset for $MINUTES (2.2) of its call's clock, `lean` for its whole 125 iterations
-# ($LEAN_MINUTES, 6.3, holds them and their 15 evaluations on an H200). The first
-# checkpoint at or below both figures is deliverable 5's time; the ablations page ("On one
-# GPU") has the run of 2026-12-04. Quoridor's accelerator report (C24), once part of this
-# run, is `python -m experiments.benchmarks.quoridor --device_report` (docs: Benchmarks).
+# The Connect Four long_gpu recipe against itself with the searches that won the CPU
+# comparisons of the ablations page (`make train`'s: every move searched with 16 simulations
+# of Gumbel, sampled from the improved policy and kept, random 0-2-ply starts; the settings
+# ARMS_LEAN of experiments/ablations/connect_four_arms.sh, with 256 updates an iteration for
+# the four times as many positions kept, about 2 samples each as on the CPU), both judged
+# every 8 iterations at 600 simulations on Middle-Medium and Begin-Hard (AlphaZero.jl's
+# table: 2.8% and 7.4%): the preset for $MINUTES (2.2) of its call's clock, `lean` for its
+# whole 125 iterations ($LEAN_MINUTES, 6.3, holds them and their 15 evaluations on an H200).
+# The first checkpoint at or below both figures is the time to AlphaZero.jl's strength; the
+# ablations page ("On one GPU") has a run of it. Quoridor's accelerator report is
+# `python -m experiments.benchmarks.quoridor --device_report` (docs: Benchmarks).
 set -u
 OUT="${OUT:-/tmp/out}"
 mkdir -p "$OUT"
@@ -39,7 +37,7 @@ judge=(--config.evaluation.every=8 --config.evaluation.simulations=600
 arm() {
   local name=$1 minutes=$2
   shift 2
-  echo "=== C23 arm $name $(date +%T)"
+  echo "=== arm $name $(date +%T)"
   timeout "$(awk "BEGIN { print int($minutes * 60 + 35) }")" python3 -m experiments.train \
     --workdir="/tmp/arm_$name" --config=connect_four:long_gpu \
     --config.time_limit_minutes="$minutes" --config.checkpoint_every_minutes=100 "${judge[@]}" "$@" 2>&1 | tee "$OUT/arm_$name.log"

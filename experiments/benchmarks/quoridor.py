@@ -18,7 +18,7 @@ the legal actions and one random move a ply (``state.legal_actions()`` and
 ``--selfplay=quoridor:agent`` times self-play calls of a preset instead (each call one
 iteration's self-play, the first one compiling): every call's seconds, then the searched
 and kept positions a second over the calls after the first. ``--device_report`` runs the
-accelerator check of issue C24 as child processes of this program, each with its own time
+accelerator check of Quoridor as child processes of this program, each with its own time
 limit and its output printed as it comes: game steps at 1,024, 4,096 and 16,384 games,
 ``quoridor:agent`` self-play, and whether one ``quoridor:default`` iteration finishes::
 

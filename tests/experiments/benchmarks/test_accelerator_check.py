@@ -1,6 +1,6 @@
 """experiments/benchmarks/accelerator_check.sh, the one bounded run of a session lent a GPU
 for a few minutes: every training it starts builds a config training accepts (a bad flag
-would cost the span), and C23's second arm is the long_gpu recipe with exactly `make
+would cost the span), and its second arm is the long_gpu recipe with exactly `make
 train`'s searches.
 
 The script runs with a stand-in ``python3`` first on PATH that prints each call's
@@ -79,7 +79,7 @@ def test_accelerator_check__lean_is_long_gpu_with_make_trains_searches(tmp_path)
         "opening.random_plies": 2,
     }
     for key, value in searches.items():
-        assert _value(cpu, key) == value  # `make train`'s, so the winners of C23's hour
+        assert _value(cpu, key) == value  # `make train`'s: the winners of the hour's comparisons
         assert _value(lean, key) == value
         if key != "opening.random_plies":  # long_gpu's opening is none: its plies unread
             assert _value(preset, key) != value  # long_gpu's own: PUCT, a playout cap, ...

@@ -51,7 +51,11 @@ def _arms(lines: list[str]) -> list[arms.Arm]:
     [
         ("connect_four_screen.sh", ("out",), 26),
         ("connect_four_hour.sh", ("out", "stages", "merge", "reply", "score"), 6),
-        ("connect_four_hour.sh", ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"), 4),
+        (
+            "connect_four_hour.sh",
+            ("out", "--reference=lean64_hour", "lean64_rising", "lean64_replay"),
+            4,
+        ),
         (
             "connect_four_hour.sh",
             ("out", "--apart", "--reference=lean64_hour", "lean64_rising", "lean64_outcome"),
@@ -76,7 +80,9 @@ def test_ablation_script__every_arm_builds_a_config_training_accepts(
 
 def test_ablation_hour__trains_the_screens_arms_and_all_of_them_together(bin_dir):
     screen = {arm.name: arm for arm in _arms(_arguments(bin_dir, "connect_four_screen.sh", "out"))}
-    hour = _arguments(bin_dir, "connect_four_hour.sh", "out", "reply", "score", "--", "--max_slices=1")
+    hour = _arguments(
+        bin_dir, "connect_four_hour.sh", "out", "reply", "score", "--", "--max_slices=1"
+    )
     found = {arm.name: arm for arm in _arms(hour)}
     assert list(found) == ["preset", "reply", "score", "together"]
     for name in ("preset", "reply", "score"):
@@ -89,8 +95,8 @@ def test_ablation_hour__trains_the_screens_arms_and_all_of_them_together(bin_dir
         "learner.aux_weights={'reply':0.15,'score':0.5}"
     ]
     # A setting two arms share goes in once.
-    (both,) = [a for a in _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "gumbel_jl", "openings"))
-               if a.name == "together"]  # fmt: skip
+    arms = _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "gumbel_jl", "openings"))
+    (both,) = [a for a in arms if a.name == "together"]
     assert both.overrides == screen["gumbel_jl"].overrides
     one = _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "stages"))
     assert [arm.name for arm in one] == ["preset", "stages"]  # no `together` of one arm
@@ -154,8 +160,8 @@ def test_ablation_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_to
     assert _changes(compare_flags.build_config(deep[1]), reference) == {
         "network.channels": 48, "network.blocks": 6, "network.value_hidden": 48,
     }  # fmt: skip
-    heads = _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "--apart", "--reference=lean64_hour",
-                             "lean64_score", "lean64_reply"))  # fmt: skip
+    apart = ("connect_four_hour.sh", "out", "--apart", "--reference=lean64_hour")
+    heads = _arms(_arguments(bin_dir, *apart, "lean64_score", "lean64_reply"))
     assert [arm.name for arm in heads] == ["lean64_hour", "lean64_score", "lean64_reply"]
     assert _changes(compare_flags.build_config(heads[1]), reference) == {
         "network.score_head": True, "learner.aux_weights": {"score": 0.5},
@@ -163,8 +169,7 @@ def test_ablation_hour__over_a_reference_each_arm_changes_one_thing_of_it_and_to
     assert _changes(compare_flags.build_config(heads[2]), reference) == {
         "network.reply_head": True, "learner.aux_weights": {"reply": 0.15},
     }  # fmt: skip
-    openings = _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "--apart", "--reference=lean64_hour",
-                                "lean64_open4", "lean64_open8"))  # fmt: skip
+    openings = _arms(_arguments(bin_dir, *apart, "lean64_open4", "lean64_open8"))
     assert [arm.name for arm in openings] == ["lean64_hour", "lean64_open4", "lean64_open8"]
     for arm, plies in zip(openings[1:], (4, 8), strict=True):
         assert _changes(compare_flags.build_config(arm), reference) == {
@@ -269,7 +274,9 @@ def test_ablation_games__arms_named_are_the_preset_and_those_and_flags_pass_thro
     lines = _arguments(bin_dir, "games_lean64.sh", "othello", "out", "lean64", "--seeds=0,1")
     assert [arm.name for arm in _arms(lines)] == ["preset", "lean64"]
     assert lines[-1] == "--seeds=0,1"
-    after = _arguments(bin_dir, "games_lean64.sh", "quoridor", "out", "score", "--", "--max_slices=1")
+    after = _arguments(
+        bin_dir, "games_lean64.sh", "quoridor", "out", "score", "--", "--max_slices=1"
+    )
     assert [arm.name for arm in _arms(after)] == ["preset", "score"]
     assert after[-1] == "--max_slices=1"
 
@@ -300,7 +307,8 @@ def test_connect_four_cpu__is_the_arm_lean64_hour_but_for_its_schedule_and_evalu
     ``playout_cap``), but for the number of iterations, the evaluations' cadence and the
     search's sigma when the trained network plays."""
     found = {
-        arm.name: arm for arm in _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "lean64_hour"))
+        arm.name: arm
+        for arm in _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "lean64_hour"))
     }
     measured = compare_flags.build_config(found["lean64_hour"])
     cpu = configs.get_config("connect_four", "cpu")

@@ -41,7 +41,7 @@ _FLAGS = compare_flags.define()
 
 def main(argv: list[str]) -> None:
     cli.begin(argv)
-    from alphazero_jax.compare import arms, judges, report, reuse, runner
+    from alphazero_jax.compare import arms, judges, outputs, reuse, runner
     from alphazero_jax.compare import plan as plans
 
     if _FLAGS.report_only.value:
@@ -51,7 +51,7 @@ def main(argv: list[str]) -> None:
             about = compare_flags.about(_FLAGS, plan)
         except (arms.ArmError, ValueError) as error:
             cli.fail(error)
-        print(report.write(output, plan, compare_flags.saved_ratings(output), about))
+        print(outputs.write(output, plan, compare_flags.saved_ratings(output), about))
         return
     try:
         plan, game = compare_flags.read_plan(_FLAGS)
@@ -97,7 +97,7 @@ def main(argv: list[str]) -> None:
         cli.fail(error)
     except TrainingError as error:  # a non-finite loss, a full disk: one line, status 1
         cli.fail(error, status=1)
-    print(report.write(output, plan, ratings, about))
+    print(outputs.write(output, plan, ratings, about))
     if not done:
         print("(not finished: the report covers what is judged so far)")
 

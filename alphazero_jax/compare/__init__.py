@@ -12,5 +12,7 @@ pieces here are what it is made of, usable from a script:
 - ``judges``: what a checkpoint is judged by (perfect play, the Tic-Tac-Toe oracle, an
   anchor ladder);
 - ``runner``: the round robin of slices of training and judging, resumable;
-- ``report``: curves, tables at equal time and equal iterations, the verdict; ``plots``.
+- ``report``: curves, tables at equal time and equal iterations, the verdict; ``plots``;
+- ``record``: the comparison as data (``record.json``), what a results page renders;
+- ``outputs``: what a comparison writes into its output directory (report, curves, record).
 """

@@ -442,31 +442,3 @@ def render(plan: plans.Plan, made: Report) -> str:
             "Figures: " + ", ".join(figures),
         ]
     )
-
-
-def write(output: str, plan: plans.Plan, ratings: dict | None, about: dict | None = None) -> str:
-    """Writes ``curves.csv``, ``curves.json``, ``report.md``, a figure per measure
-    (``curves_<measure>.png``) and the comparison's record (``record.json``, with the
-    descriptive fields ``about``: ``record.from_report``) into ``output``; returns the
-    report's text."""
-    import csv
-
-    from alphazero_jax.compare import plots, record
-
-    points = load_points(output, plan)
-    made = assemble(output, plan, ratings, points)
-    if made is None:
-        return "Nothing judged yet."
-    rows = made.curves
-    with open(os.path.join(output, "curves.csv"), "w", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    plans.write_json(os.path.join(output, "curves.json"), rows)
-    plots.draw(rows, output)
-    text = render(plan, made)
-    with open(os.path.join(output, "report.md"), "w") as file:
-        file.write(text + "\n")
-    made_record = record.from_report(output, plan, points, made, about or {})
-    record.write(os.path.join(output, record.RECORD_FILE), made_record)
-    return text

@@ -19,10 +19,11 @@ A record whose runs are gone is transcribed once from the page that published it
 they were printed (``caption``, ``columns``, ``rows``), and it has no ``judgements``,
 ``curves`` or ``comparisons`` (there is no data to compute them from); ``effects`` holds
 the effect of each idea at equal training time as the page gave it (an effect may name its
-own ``source`` and ``kept`` where the record's do not fit it, as for a play-time setting
-judged on an arm's network). ``figure`` may name the committed image of its curves, and
-``shown`` which of its tables a page renders, which of its columns and rows (all of
-either by default) and, optionally, the shown columns' ``headers``
+own ``source``, ``kept`` and ``seeds`` where the record's do not fit it: a play-time
+setting judged on an arm's network, a second seed run in another comparison). ``figure``
+may name the committed image of its curves, and ``shown`` which of its tables a page
+renders, which of its columns and rows (all of either by default) and, optionally, the
+shown columns' ``headers``
 (``{"table": 0, "columns": [0, 2], "rows": [1, 4], "headers": ["minutes", "preset"]}``):
 the one that answers the question; the record keeps every table whole.
 
@@ -63,7 +64,7 @@ JUDGEMENT = {"unit": _STR, "checkpoint": _STR, "minutes": _NUMBER, "iteration": 
              "measure": _STR, "value": _NUMBER, "items": (int,)}  # fmt: skip
 TABLE = {"caption": _STR, "columns": _LIST, "rows": _LIST}
 EFFECT = {"idea": _STR, "arm": _STR, "measure": _STR, "effect": _STR}
-EFFECT_OPTIONAL = {"source": _OPT_STR, "kept": (bool, type(None))}
+EFFECT_OPTIONAL = {"source": _OPT_STR, "kept": (bool, type(None)), "seeds": _LIST}
 SHOWN = {"table": (int,)}
 ARM = {"name": _STR, "config": _STR, "overrides": _LIST}
 

@@ -4,13 +4,13 @@
 A page asks for a record's tables with a block, which ``make reference`` fills and
 ``tests/repository/test_docs.py`` checks (``generated.stale_pages``)::
 
-    <!-- rendered from records/NAME.json -->
-    ... written here: its tables, its curves ...
-    <!-- end of rendered -->
+    <!-- from records/NAME.json -->
+    ... written here: its question, arms, table, curves and conclusion ...
+    <!-- end -->
 
-and for the summary of every record (an idea, its source, its effect at equal training
-time with its interval, seeds, machine, whether the preset kept it) with
-``<!-- rendered from records/ -->``. Everything else on the page is written by hand.
+and for the summary of every record, a table a game (an idea, its source, its effect at
+equal training time with its interval, seeds, machine, whether the preset kept it), with
+``<!-- from records/ -->``. Everything else on the page is written by hand.
 
 A computed record's curves are drawn from its points by the docs build (``draw_curves``)
 into ``docs/results/curves/`` (git-ignored), which the block links; a transcribed record
@@ -27,9 +27,7 @@ RESULTS = DOCS / "results"
 RECORDS = RESULTS / "records"
 CURVES = RESULTS / "curves"
 PAGES = ("ablations.md", "index.md")
-BLOCK = re.compile(
-    r"(<!-- rendered from records/(?P<name>[\w.-]*) -->\n).*?(<!-- end of rendered -->)", re.S
-)
+BLOCK = re.compile(r"(<!-- from records/(?P<name>[\w.-]*) -->\n).*?(<!-- end -->)", re.S)
 
 
 def records() -> dict[str, dict]:
@@ -94,16 +92,20 @@ class Written:
 
 
 def arms_line(found: dict, written: Written) -> str:
-    """The arms' line: the common preset once, each arm as ``_arm`` writes it, the seeds
-    and the machine."""
+    """The arms' line: the preset where it changes, each arm as ``_arm`` writes it, and
+    the seeds where they are not seed 0 alone."""
     configs = {arm["config"] for arm in found["plan"]["arms"]}
     config = configs.pop() if len(configs) == 1 else None
     arms = "; ".join(_arm(arm, written.arms, config) for arm in found["plan"]["arms"])
     seeds = found["plan"]["seeds"]
-    seeds = ("Seeds " if len(seeds) > 1 else "Seed ") + ", ".join(map(str, seeds))
+    seeds = (
+        ""
+        if seeds == [0]
+        else " Seed" + "s" * (len(seeds) > 1) + " " + ", ".join(map(str, seeds)) + "."
+    )
     where = f" on `{config}`" if config and config != written.config else ""
     written.config = config
-    return f"Arms{where}: {arms}. {seeds}; {found['machine']}."
+    return f"Arms{where}: {arms}.{seeds}"
 
 
 def record_block(name: str, found: dict, written: Written | None = None) -> str:
@@ -114,7 +116,7 @@ def record_block(name: str, found: dict, written: Written | None = None) -> str:
     parts = [found["question"], arms_line(found, written or Written())]
     if "transcribed" in found:
         commit = found["transcribed"]["commit"]
-        parts[-1] += f" [Transcribed at {commit}](records/{name})."
+        parts[-1] += f" [Record](records/{name}), {commit}."
         parts.append(record.shown_table(found))
     else:
         parts += record.render_tables(found)
@@ -148,7 +150,8 @@ def summary_rows(found: dict[str, dict]) -> dict[str, list[list]]:
             kept = effect["kept"] if "kept" in effect else one["kept"].get(effect["arm"])
             games.setdefault(GAMES.get(one["game"], one["game"]), []).append(
                 [page, source or "-", f"{effect['measure']}: {effect['effect']}",
-                 len(one["plan"]["seeds"]), one["machine"].removeprefix("2-core "),
+                 len(effect.get("seeds", one["plan"]["seeds"])),
+                 one["machine"].removeprefix("2-core "),
                  KEPT[kept]])  # fmt: skip
     by_idea = lambda row: row[0].split("](")[0].lower()  # noqa: E731
     return {game: sorted(rows, key=by_idea) for game, rows in sorted(games.items())}

@@ -105,13 +105,13 @@ def test_results_pages__a_changed_record_makes_its_page_stale():
     spec = importlib.util.spec_from_file_location("results", path)
     results = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(results)
-    page = "# A\n\n<!-- rendered from records/a.json -->\n<!-- end of rendered -->\n"
+    page = "# A\n\n<!-- from records/a.json -->\n<!-- end -->\n"
     once = results.render_page(page, {"a.json": TRANSCRIBED})
     assert "| a | 1% |" in once and results.render_page(once, {"a.json": TRANSCRIBED}) == once
     changed = {**TRANSCRIBED, "tables": [{**TRANSCRIBED["tables"][0], "rows": [["a", "2%"]]}]}
     assert results.render_page(once, {"a.json": changed}) != once  # what --check finds stale
     effect = {"idea": "an idea", "arm": "a", "measure": "Middle-Medium", "effect": "-1.0 [-2, 0]"}
-    summary = results.render_page("<!-- rendered from records/ -->\n<!-- end of rendered -->",
+    summary = results.render_page("<!-- from records/ -->\n<!-- end -->",
                                   {"a.json": {**TRANSCRIBED, "effects": [effect]}})  # fmt: skip
     assert "Connect Four:\n\n| idea | source | effect at equal time [95%] |" in summary
     assert "| [an idea](ablations.md#t) | - | Middle-Medium: -1.0 [-2, 0] | 1 | m | no |" in summary
@@ -156,6 +156,6 @@ def test_results_pages__an_arm_is_written_once_and_then_as_its_changes():
     second = {**TRANSCRIBED, "plan": {"arms": [base, more], "seeds": [0]}, "kept": {}}
     written = results.Written()
     line = results.arms_line(first, written)
-    assert line == "Arms on `connect_four:cpu`: `base`: `a=1`. Seeds 0, 1; m."
+    assert line == "Arms on `connect_four:cpu`: `base`: `a=1`. Seeds 0, 1."
     line = results.arms_line(second, written)  # the preset and `base` said above
-    assert line == "Arms: `base`; `more`: `base` with `b=2`. Seed 0; m."
+    assert line == "Arms: `base`; `more`: `base` with `b=2`."  # seed 0 alone unsaid

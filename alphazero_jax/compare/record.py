@@ -18,8 +18,14 @@ A record whose runs are gone is transcribed once from the page that published it
 ``transcribed`` says from which page and at which commit, ``tables`` holds those tables as
 they were printed (``caption``, ``columns``, ``rows``), and it has no ``judgements``,
 ``curves`` or ``comparisons`` (there is no data to compute them from); ``effects`` holds
-the effect of each idea at equal training time as the page gave it. ``figure`` may name the
-committed image of its curves.
+the effect of each idea at equal training time as the page gave it (an effect may name its
+own ``source``, ``kept`` and ``seeds`` where the record's do not fit it: a play-time
+setting judged on an arm's network, a second seed run in another comparison). ``figure``
+may name the committed image of its curves, and ``shown`` which of its tables a page
+renders, which of its columns and rows (all of either by default) and, optionally, the
+shown columns' ``headers``
+(``{"table": 0, "columns": [0, 2], "rows": [1, 4], "headers": ["minutes", "preset"]}``):
+the one that answers the question; the record keeps every table whole.
 
 ``read`` checks a record against this schema and refuses a bad one in one line
 (``RecordError``).
@@ -53,11 +59,13 @@ REQUIRED = {"format": (int,), "title": _STR, "question": _STR, "source": _OPT_ST
 # A computed record has these; a transcribed one has the others.
 COMPUTED = {"judgements": _LIST, "curves": _LIST, "comparisons": _LIST}
 TRANSCRIBED = {"transcribed": _DICT, "tables": _LIST, "effects": _LIST}
-OPTIONAL = {"figure": _STR, "command": _STR, "conclusion": _STR}
+OPTIONAL = {"figure": _STR, "command": _STR, "conclusion": _STR, "shown": _DICT}
 JUDGEMENT = {"unit": _STR, "checkpoint": _STR, "minutes": _NUMBER, "iteration": (int,),
              "measure": _STR, "value": _NUMBER, "items": (int,)}  # fmt: skip
 TABLE = {"caption": _STR, "columns": _LIST, "rows": _LIST}
 EFFECT = {"idea": _STR, "arm": _STR, "measure": _STR, "effect": _STR}
+EFFECT_OPTIONAL = {"source": _OPT_STR, "kept": (bool, type(None)), "seeds": _LIST}
+SHOWN = {"table": (int,)}
 ARM = {"name": _STR, "config": _STR, "overrides": _LIST}
 
 
@@ -111,16 +119,52 @@ def validate(record, name: str = "record") -> None:
         _check_fields(f"{name}.transcribed", record["transcribed"],
                       {"from": _STR, "commit": _STR}, exact=True)  # fmt: skip
         _check_items(f"{name}.tables", record["tables"], TABLE)
-        _check_items(f"{name}.effects", record["effects"], EFFECT)
+        _check_items(f"{name}.effects", record["effects"], EFFECT, EFFECT_OPTIONAL)
         for index, found in enumerate(record["tables"]):
             _check_table(f"{name}.tables[{index}]", found)
     else:
         _check_items(f"{name}.judgements", record["judgements"], JUDGEMENT)
+    if "shown" in record:
+        _check_shown(f"{name}.shown", record["shown"], record.get("tables", []))
 
 
-def _check_items(where: str, items: list, fields: dict) -> None:
+def _check_items(where: str, items: list, fields: dict, optional: dict | None = None) -> None:
     for index, item in enumerate(items):
         _check_fields(f"{where}[{index}]", item, fields)
+        if optional is not None:
+            _check_fields(f"{where}[{index}]", item, {k: t for k, t in optional.items()
+                                                      if k in item})  # fmt: skip
+            if set(item) - set(fields) - set(optional):
+                extra = sorted(set(item) - set(fields) - set(optional))
+                raise RecordError(f"{where}[{index}]: unexpected fields {extra}")
+
+
+def _check_shown(where: str, shown, tables: list) -> None:
+    """``shown`` names a transcribed table, and columns and rows it has, by index."""
+    _check_fields(where, shown, SHOWN)
+    if set(shown) - {"table", "columns", "rows", "headers"}:
+        extra = sorted(set(shown) - {"table", "columns", "rows", "headers"})
+        raise RecordError(f"{where}: unexpected fields {extra}")
+    if not 0 <= shown["table"] < len(tables):
+        raise RecordError(f"{where}.table: expected an index of its {len(tables)} tables, "
+                          f"found {shown['table']}")  # fmt: skip
+    table = tables[shown["table"]]
+    for key, count in (("columns", len(table["columns"])), ("rows", len(table["rows"]))):
+        indices = shown.get(key, [])
+        if not isinstance(indices, list) or not all(
+            type(i) is int and 0 <= i < count for i in indices
+        ):
+            raise RecordError(f"{where}.{key}: expected indices below {count}, "
+                              f"found {json.dumps(indices)[:60]}")  # fmt: skip
+    width = len(shown.get("columns") or table["columns"])
+    headers = shown.get("headers", [""] * width)
+    if (
+        not isinstance(headers, list)
+        or len(headers) != width
+        or not all(isinstance(header, str) for header in headers)
+    ):
+        raise RecordError(f"{where}.headers: expected {width} strings (its columns), "
+                          f"found {json.dumps(headers)[:60]}")  # fmt: skip
 
 
 def _check_table(where: str, found: dict) -> None:
@@ -232,6 +276,19 @@ def _report(record: dict) -> report.Report:
 
 def plan_of(record: dict) -> plans.Plan:
     return plans.Plan.from_dict(record["plan"])
+
+
+def shown_table(record: dict) -> str:
+    """The table a page shows of a transcribed record: ``shown``'s columns and rows of
+    it under its headers (all, and the table's own, where ``shown`` names none), with
+    ``report.markdown_table``."""
+    shown = record.get("shown", {"table": 0})
+    found = record["tables"][shown["table"]]
+    columns = shown.get("columns") or range(len(found["columns"]))
+    rows = [found["rows"][i] for i in shown["rows"]] if "rows" in shown else found["rows"]
+    headers = shown.get("headers") or [found["columns"][i] for i in columns]
+    table = report.markdown_table(headers, [[row[i] for i in columns] for row in rows])
+    return (found["caption"] + "\n\n" if found["caption"] else "") + table
 
 
 def render_tables(record: dict) -> list[str]:

@@ -69,6 +69,17 @@ def test_record__a_transcribed_one_renders_its_tables_as_printed():
             "bad.json.tables[0].rows[0]: expected a list of 1 cells",
         ),
         ({"transcribed": {"from": "x"}}, "bad.json.transcribed: expected a field 'commit'"),
+        ({"shown": {"table": 1}}, "bad.json.shown.table: expected an index of its 1 tables"),
+        (
+            {"shown": {"table": 0, "columns": [2]}},
+            "bad.json.shown.columns: expected indices below 2",
+        ),
+        ({"shown": {"table": 0, "rows": [0, 1]}}, "bad.json.shown.rows: expected indices below 1"),
+        ({"shown": {"table": 0, "headers": ["x"]}}, "bad.json.shown.headers: expected 2 strings"),
+        (
+            {"effects": [{"idea": "i", "arm": "a", "measure": "m", "effect": "e", "kept": 1}]},
+            "bad.json.effects[0].kept: expected bool or null, found 1",
+        ),
     ],
 )
 def test_record__a_bad_one_is_one_line(tmp_path, change, said):
@@ -94,11 +105,57 @@ def test_results_pages__a_changed_record_makes_its_page_stale():
     spec = importlib.util.spec_from_file_location("results", path)
     results = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(results)
-    page = "# A\n\n<!-- rendered from records/a.json -->\n<!-- end of rendered -->\n"
+    page = "# A\n\n<!-- from records/a.json -->\n<!-- end -->\n"
     once = results.render_page(page, {"a.json": TRANSCRIBED})
     assert "| a | 1% |" in once and results.render_page(once, {"a.json": TRANSCRIBED}) == once
     changed = {**TRANSCRIBED, "tables": [{**TRANSCRIBED["tables"][0], "rows": [["a", "2%"]]}]}
     assert results.render_page(once, {"a.json": changed}) != once  # what --check finds stale
-    summary = results.render_page("<!-- rendered from records/ -->\n<!-- end of rendered -->",
-                                  {"a.json": TRANSCRIBED})  # fmt: skip
-    assert "| idea | source | game |" in summary
+    effect = {"idea": "an idea", "arm": "a", "measure": "Middle-Medium", "effect": "-1.0 [-2, 0]"}
+    summary = results.render_page("<!-- from records/ -->\n<!-- end -->",
+                                  {"a.json": {**TRANSCRIBED, "effects": [effect]}})  # fmt: skip
+    assert "Connect Four:\n\n| idea | source | effect at equal time [95%] |" in summary
+    assert "| [an idea](ablations.md#t) | - | Middle-Medium: -1.0 [-2, 0] | 1 | m | no |" in summary
+
+
+def _results():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "docs" / "_ext" / "results.py"
+    spec = importlib.util.spec_from_file_location("results", path)
+    results = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(results)
+    return results
+
+
+def test_record__shows_the_columns_rows_and_headers_it_names():
+    table = {
+        "caption": "",
+        "columns": ["arm", "x", "y"],
+        "rows": [["a", "1%", "2%"], ["b", "3%", "4%"]],
+    }
+    shown = {
+        **TRANSCRIBED,
+        "tables": [table],
+        "shown": {"table": 0, "columns": [0, 2], "rows": [1], "headers": ["arm", "y at 60"]},
+    }
+    record.validate(shown)
+    assert record.shown_table(shown) == "| arm | y at 60 |\n| --- | --- |\n| b | 4% |"
+    assert record.shown_table({**shown, "shown": {"table": 0}}).count("\n") == 3  # all of it
+
+
+def test_results_pages__an_arm_is_written_once_and_then_as_its_changes():
+    results = _results()
+    base = {"name": "base", "config": "connect_four:cpu", "overrides": ["--config.a=1"]}
+    more = {
+        "name": "more",
+        "config": "connect_four:cpu",
+        "overrides": ["--config.a=1", "--config.b=2"],
+    }
+    first = {**TRANSCRIBED, "plan": {"arms": [base], "seeds": [0, 1]}, "kept": {}}
+    second = {**TRANSCRIBED, "plan": {"arms": [base, more], "seeds": [0]}, "kept": {}}
+    written = results.Written()
+    line = results.arms_line(first, written)
+    assert line == "Arms on `connect_four:cpu`: `base`: `a=1`. Seeds 0, 1."
+    line = results.arms_line(second, written)  # the preset and `base` said above
+    assert line == "Arms: `base`; `more`: `base` with `b=2`."  # seed 0 alone unsaid

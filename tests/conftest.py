@@ -20,26 +20,24 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 _XLA_FLAGS = os.environ.get("XLA_FLAGS", "")
 if "xla_backend_optimization_level" not in _XLA_FLAGS:  # the entry points tests start inherit it
     os.environ["XLA_FLAGS"] = f"{_XLA_FLAGS} --xla_backend_optimization_level=0".strip()
-_XLA_FLAGS_OF_THE_TESTS = os.environ["XLA_FLAGS"]
 if "ALPHAZERO_JAX_CACHE_DIR" not in os.environ:  # the controller; workers inherit it
     os.environ["ALPHAZERO_JAX_CACHE_DIR"] = tempfile.mkdtemp(prefix="alphazero_jax-tests-")
     os.environ["ALPHAZERO_JAX_TESTS_OWN_CACHE"] = "1"
 if os.environ["ALPHAZERO_JAX_CACHE_DIR"].lower() not in ("off", "none", "0", "false"):
     os.environ["JAX_COMPILATION_CACHE_DIR"] = os.environ["ALPHAZERO_JAX_CACHE_DIR"]  # in-process
+# An entry point's module offers JAX the host's cores through XLA_FLAGS the first time it
+# is imported (cli/host_devices.py). A test module that imports one (alphazero_jax.cli.judge,
+# cli.train, ...) would give every test of its worker, and every program they start, that
+# many devices: the offer is made here, once, and taken back.
+_XLA_FLAGS_OF_THE_TESTS = os.environ["XLA_FLAGS"]
+from alphazero_jax.cli import host_devices  # noqa: E402, F401  (after the environment)
+
+os.environ["XLA_FLAGS"] = _XLA_FLAGS_OF_THE_TESTS
 
 
 def pytest_unconfigure(config):
     if not hasattr(config, "workerinput") and os.environ.get("ALPHAZERO_JAX_TESTS_OWN_CACHE"):
         shutil.rmtree(os.environ["ALPHAZERO_JAX_CACHE_DIR"], ignore_errors=True)
-
-
-def pytest_collection_finish(session):
-    """The tests' process keeps one CPU device, whatever a test module imported: an entry
-    point's module (``alphazero_jax.cli.judge``, ``cli.train``, ...) offers JAX the host's
-    cores through ``XLA_FLAGS`` when imported (``cli/host_devices.py``), which would give
-    every test of the worker, and every program it starts, that many devices."""
-    del session
-    os.environ["XLA_FLAGS"] = _XLA_FLAGS_OF_THE_TESTS
 
 
 @pytest.fixture(autouse=True)

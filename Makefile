@@ -1,7 +1,7 @@
 # Set-up and the main jobs; each target creates .venv and installs what it needs first:
 #   make install   -- create .venv and install the package (with the accelerator's JAX).
 #   make train     -- train Connect Four into runs/ (the `cpu` preset when JAX sees no
-#                     accelerator, `default` on a GPU or TPU); run it again to resume.
+#                     accelerator, `gpu` on a GPU or TPU); run it again to resume.
 #   make test      -- install the test and docs extras, lint and run every test but the
 #                     few marked long (the docs build is one of them).
 #   make test-fast -- the same without the tests marked slow (development).

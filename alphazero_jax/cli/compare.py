@@ -1,8 +1,8 @@
 r"""Compares training settings: arms x seeds, the same budget each, every checkpoint judged.
 
     alphazero-compare --output=runs/compare_ttt --seeds=0,1 --iterations=30 \
-        --arm="base=tic_tac_toe:default" \
-        --arm="wide=tic_tac_toe:default --config.search.c_puct=2.5"
+        --arm="base=tic_tac_toe:cpu" \
+        --arm="wide=tic_tac_toe:cpu --config.search.c_puct=2.5"
 
 (``python -m alphazero_jax.cli.compare`` is the same program.) An arm is
 ``NAME=GAME:PRESET`` (or ``NAME=FILE.py[:ARG]``) followed by ``--config.KEY=VALUE``

@@ -37,14 +37,15 @@ class _PresetParser(flags.ArgumentParser):
                     f"file FILE.py[:ARG] that exists, got {path!r}."
                 )
             return self._file_parser.parse(path)
-        config = configs.get_config(head, preset or "default")  # ConfigError: a ValueError
+        config = configs.get_config(head, preset or configs.AUTO)  # ConfigError: a ValueError
         config.lock()  # an override of a key the config lacks is refused
         return config
 
 
 def presets_help() -> str:
-    """Each registered game with its presets, read from the registry when the flag is
-    defined: ``connect_four: default, cpu, ...; othello: ...``."""
+    """Each registered game with the presets a user picks (agent recipes left out), read
+    from the registry when the flag is defined: ``connect_four: smoke, cpu, gpu, auto;
+    othello: ...``."""
     return "; ".join(f"{game}: {', '.join(configs.presets(game))}" for game in configs.available())
 
 
@@ -54,7 +55,9 @@ def define(name: str = "config", default: str | None = None) -> flags.FlagHolder
     holder = config_flags.DEFINE_config_file(
         name,
         None,
-        f"The training config: GAME:PRESET ({presets_help()}), or a config file "
+        f"The training config: GAME:PRESET ({presets_help()}; GAME alone: auto, the "
+        "preset of the device's kind; the recipes of the shipped agents build too: "
+        "configs.recipes(GAME)), or a config file "
         f"FILE.py[:ARG]; set any key with --{name}.KEY=VALUE.",
     )
     flags.FLAGS[name].parser = _PresetParser(flags.FLAGS[name].parser)

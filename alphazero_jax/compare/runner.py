@@ -35,8 +35,9 @@ ConfigFn = Callable[[Arm, tuple[str, ...]], object]  # (arm, extra overrides) ->
 def unit_overrides(plan: plans.Plan, seed: int, gating: str) -> tuple[str, ...]:
     """What the runner sets in every unit's config: the seed, a metrics record per
     iteration, the iteration budget, the checkpoint cadence, and no evaluation during
-    training where no gating needs it (the runner judges; evaluation only takes time)."""
-    extra = [f"seed={seed}", "log_every=1"]
+    training where no gating needs it (the runner judges; evaluation only takes time), nor
+    a final one at the end of a slice (a preset's budget: ``evaluation.final``)."""
+    extra = [f"seed={seed}", "log_every=1", "evaluation.final=False"]
     if plan.budget.iterations:
         extra.append(f"num_iterations={plan.budget.iterations}")
     if plan.checkpoint_minutes:

@@ -1,8 +1,10 @@
 """Presets for a registered game that has none of its own (a researcher's game, registered
 with ``games.register``): sized from the game's ``max_num_moves`` at its default settings.
 
-``cpu`` is the Connect Four ``cpu`` preset's network and search without its game-specific
-tuning; ``default`` the accelerator sizes; ``smoke`` seconds of training.
+``smoke`` is seconds of training, ``cpu`` a small network for 2 cores, ``gpu`` the
+accelerator sizes with a budget of 30 minutes; ``default``, an agent recipe, is ``gpu``'s
+settings without the budget (the accelerator preset before ``gpu``, kept so that a run
+started with it resumes). None is measured: the game is one's own.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import ml_collections
 
 from alphazero_jax import games
-from alphazero_jax.presets._smoke import shrink
+from alphazero_jax.presets._recipe import agent_recipe
+from alphazero_jax.presets._smoke import budget, shrink
 
 
 def _fit(config: ml_collections.ConfigDict) -> None:
@@ -18,8 +21,8 @@ def _fit(config: ml_collections.ConfigDict) -> None:
     config.selfplay.num_moves = games.make(config.game.name).max_num_moves
 
 
-def default(config: ml_collections.ConfigDict) -> None:
-    """One GPU or TPU host."""
+def _accelerator(config: ml_collections.ConfigDict) -> None:
+    """The accelerator sizes: a 128 x 6 network, 1,024 games at once, 128 simulations."""
     config.num_iterations = 1000
     config.network.update(channels=128, blocks=6, value_hidden=128)
     config.search.num_simulations = 128
@@ -30,8 +33,23 @@ def default(config: ml_collections.ConfigDict) -> None:
     _fit(config)
 
 
+def gpu(config: ml_collections.ConfigDict) -> None:
+    """One GPU, a budget of 30 minutes: a 128 x 6 network, 1,024 games at once, 128
+    simulations; not yet measured on a GPU (a game of one's own)."""
+    _accelerator(config)
+    budget(config, 30)
+
+
+@agent_recipe
+def default(config: ml_collections.ConfigDict) -> None:
+    """``gpu``'s settings without its budget, kept so that a run started with
+    ``--config=GAME:default`` resumes; not yet measured on a GPU."""
+    _accelerator(config)
+
+
 def cpu(config: ml_collections.ConfigDict) -> None:
-    """A 2-core CPU: a small network, 32 simulations."""
+    """A 2-core CPU, stopped at 60 minutes: a small network, 32 simulations; not yet
+    measured (a game of one's own)."""
     config.num_iterations = 200
     config.network.update(channels=32, blocks=3, value_hidden=32)
     config.search.num_simulations = 32
@@ -40,12 +58,13 @@ def cpu(config: ml_collections.ConfigDict) -> None:
     config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
     config.evaluation.update(every=20, games=64, opponents=("random", "greedy", "minimax:2"))
     _fit(config)
+    budget(config, 60)
 
 
 def smoke(config: ml_collections.ConfigDict) -> None:
-    """Seconds of real training, for tests."""
+    """Seconds of real training, for tests: measured on 2 cores for the tests' own game."""
     shrink(config)
     _fit(config)
 
 
-PRESETS = {"default": default, "cpu": cpu, "smoke": smoke}
+PRESETS = {"smoke": smoke, "cpu": cpu, "gpu": gpu, "default": default}

@@ -294,6 +294,15 @@ SETTINGS: dict[str, Any] = {
     },
     "evaluation": {
         "every": S(0, NON_NEGATIVE, "Iterations between evaluations; 0: none.", added_later=True),
+        "final": S(
+            False,
+            BOOL,
+            "With ``every`` > 0: also evaluate the last network when the run stops at its last "
+            "iteration or its time limit, if it has no evaluation yet (the time limit does "
+            "not cut this one short; Ctrl-C does).",
+            added_later=True,
+            resumable=True,
+        ),
         "games": S(64, POSITIVE, "Games per opponent (even).", added_later=True),
         "opponents": S(
             ("random", "greedy", "minimax:2"),

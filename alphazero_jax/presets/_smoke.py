@@ -1,4 +1,5 @@
-"""The part of every game's ``smoke`` preset that does not depend on the game."""
+"""The parts of every game's presets that do not depend on the game: ``smoke``'s shrinking
+and the time budget of a preset sized for a machine."""
 
 from __future__ import annotations
 
@@ -15,3 +16,11 @@ def shrink(config: ml_collections.ConfigDict) -> None:
     config.learner.update(
         batch_size=16, updates_per_iteration=2, warmup_steps=0, schedule="constant"
     )
+
+
+def budget(config: ml_collections.ConfigDict, minutes: float) -> None:
+    """A budget of ``minutes`` of the call: the run stops at its last iteration or after
+    ``minutes`` (``time_limit_minutes``), whichever comes first, saves a checkpoint and
+    evaluates its last network (``evaluation.final``); run again, it resumes."""
+    config.time_limit_minutes = float(minutes)
+    config.evaluation.final = True

@@ -1,21 +1,39 @@
-"""Connect Four 6x7: ``default`` (an accelerator), ``cpu`` (a 2-core machine: ``make
-train``), ``playout_cap`` (``make train``'s before ``cpu``), ``agent`` (a 32 x 3 agent in
-one session of 2 cores), ``long`` (a 64 x 4 network over several sessions), ``long_gpu``
-(``long``'s work for one accelerator: the shipped agent's recipe), ``smoke``."""
+"""Connect Four 6x7, by hardware: ``smoke`` (tests), ``cpu`` (about an hour of 2 cores:
+``make train``), ``gpu`` (minutes of one GPU). Agent recipes (``configs.recipes``):
+``long_gpu`` (the shipped agent's), ``playout_cap`` (``make train``'s before ``cpu``),
+``agent`` (a 32 x 3 agent in one session of 2 cores), ``long`` (a 64 x 4 network over
+several sessions) and ``default`` (the accelerator preset before ``gpu``)."""
 
 from __future__ import annotations
 
 import ml_collections
 
-from alphazero_jax.presets._smoke import shrink
+from alphazero_jax.presets._recipe import agent_recipe
+from alphazero_jax.presets._smoke import budget, shrink
+
+# make train's searches (the `cpu` preset's): every move searched with 16 simulations of
+# Gumbel, sampled from the improved policy and kept, games from random 0-2-ply starts
+# (experiments/ablations/connect_four_arms.sh: ARMS_LEAN, with its updates left out).
+LEAN_SEARCHES = {
+    "search.policy": "gumbel",
+    "selfplay.simulation_stages": ((0, 16),),
+    "budget.kind": "full",
+    "selfplay.num_sampling_moves": 42,
+    "opening.kind": "random",
+    "opening.random_plies": 2,
+}
 
 
 def _common(config: ml_collections.ConfigDict) -> None:
     config.game.settings = {"rows": 6, "cols": 7, "connect": 4}
 
 
+@agent_recipe
 def default(config: ml_collections.ConfigDict) -> None:
-    """One GPU or TPU host: thousands of games at once."""
+    """The accelerator preset before ``gpu``, kept so that a run started with
+    ``--config=connect_four:default`` resumes: 1,000 iterations of 4,096 games at 128
+    simulations, 48-49 s an iteration on an H100 (about 13 hours); not yet measured on a GPU
+    to its end."""
     _common(config)
     config.num_iterations = 1000
     config.network.update(channels=128, blocks=6, value_hidden=128)
@@ -46,6 +64,7 @@ def default(config: ml_collections.ConfigDict) -> None:
     )
 
 
+@agent_recipe
 def playout_cap(config: ml_collections.ConfigDict) -> None:
     """``make train``'s preset before ``cpu``, and the reference of the comparisons that chose
     ``cpu``: the 32 x 3 network, PUCT with a playout cap, 480 iterations, about an hour of 2
@@ -80,11 +99,14 @@ def playout_cap(config: ml_collections.ConfigDict) -> None:
 
 
 def cpu(config: ml_collections.ConfigDict) -> None:
-    """``make train``, sized for about an hour of 2 cores: ``playout_cap``'s game length,
-    targets, replay memory and learner with the 64 x 4 network trained on every move of games
-    searched with 16 simulations of Gumbel, 150 iterations (the comparisons that chose it:
-    docs, results, ablations). It plays with a steeper Gumbel sigma than it self-plays with
-    (``search.play_value_scale`` 0.2)."""
+    """``make train``, about an hour of 2 cores, stopped at 90 minutes: measured on 2-core
+    AMD and Intel machines at 47-60 minutes, 6.0-6.9% of Middle-Medium and 15.0-16.6% of
+    Begin-Hard wrong at 64 simulations (docs: choosing a preset).
+
+    ``playout_cap``'s game length, targets, replay memory and learner with the 64 x 4 network
+    trained on every move of games searched with 16 simulations of Gumbel, 150 iterations
+    (the comparisons that chose it: docs, results, ablations). It plays with a steeper Gumbel
+    sigma than it self-plays with (``search.play_value_scale`` 0.2)."""
     playout_cap(config)  # its game length, root-value targets, replay memory and learner
     # lean64_hour's 180 iterations took 60 minutes of 2 AMD cores without evaluations
     # (20.1 s each, on two seeds); 150 take about 50, and three evaluations (69 s for the
@@ -115,8 +137,34 @@ def cpu(config: ml_collections.ConfigDict) -> None:
     # ablations, "Play-time sigma"). Self-playing with 0.2 taught no faster. Training does
     # not read it.
     config.search.play_value_scale = 0.2
+    # A machine with AVX2 alone took 47.7 s an iteration (over two hours): it stops at 90
+    # minutes, evaluated, and resumes when run again.
+    budget(config, 90)
 
 
+def gpu(config: ml_collections.ConfigDict) -> None:
+    """One GPU, a budget of 6 minutes: ``long_gpu``'s network and games with ``cpu``'s
+    searches, the ablations' arm ``lean``. Measured on one H200 as that arm: AlphaZero.jl's
+    Middle-Medium (2.8% wrong at 600 simulations) met at 1.18 minutes (2.4%), its Begin-Hard
+    (7.4%) not met in 125 iterations (8.0% at best; docs: ablations, "lean on one GPU").
+    Not yet measured on a GPU as this preset, run to its end with its own evaluations.
+
+    The 64 x 4 network, 512 games at once and 125 iterations of ``long_gpu``; every move
+    searched with 16 simulations of Gumbel, sampled from the improved policy and kept, games
+    from random 0-2-ply starts (``cpu``'s searches), and 256 updates of 256 an iteration
+    (about 2 samples a kept position, as on the CPU). Its median iteration took 1.30 s of
+    the H200 for about 36,000 kept positions (6.7 times ``long_gpu``'s positions a second)."""
+    long_gpu(config)
+    for key, value in LEAN_SEARCHES.items():
+        section, name = key.split(".")
+        config[section][name] = value
+    config.learner.updates_per_iteration = 256
+    # 125 iterations of 1.3 s, the first one's compilation and five evaluations (every 25)
+    # fit in about 4 minutes of an H200; 6 leave room for a slower card.
+    budget(config, 6)
+
+
+@agent_recipe
 def agent(config: ml_collections.ConfigDict) -> None:
     """The recipe of the agent shipped before ``long_gpu``'s, ``make agent
     GAME=connect_four``: the ``playout_cap`` preset for 700 iterations, with an evaluation
@@ -126,6 +174,7 @@ def agent(config: ml_collections.ConfigDict) -> None:
     config.evaluation.update(every=100, perfect_play_positions=200)
 
 
+@agent_recipe
 def long(config: ml_collections.ConfigDict) -> None:
     """A longer run for 2 cores, ``make agent GAME=connect_four RECIPE=long``: the ``agent``
     recipe's search and targets with a network of 64 channels x 4 blocks (about 5x the 32 x 3
@@ -141,6 +190,7 @@ def long(config: ml_collections.ConfigDict) -> None:
     config.evaluation.update(every=50, perfect_play_positions=200)
 
 
+@agent_recipe
 def long_gpu(config: ml_collections.ConfigDict) -> None:
     """The ``long`` recipe's work shaped for one accelerator, ``make agent
     GAME=connect_four RECIPE=long_gpu``: 125 iterations of 512 games at once and 128
@@ -164,18 +214,19 @@ def long_gpu(config: ml_collections.ConfigDict) -> None:
 
 
 def smoke(config: ml_collections.ConfigDict) -> None:
-    """Seconds of real training, for tests."""
+    """Seconds of real training, for tests: measured on 2 cores, where the tests run it."""
     _common(config)
     shrink(config)
     config.selfplay.num_moves = 42
 
 
 PRESETS = {
-    "default": default,
+    "smoke": smoke,
     "cpu": cpu,
+    "gpu": gpu,
+    "long_gpu": long_gpu,
     "playout_cap": playout_cap,
     "agent": agent,
     "long": long,
-    "long_gpu": long_gpu,
-    "smoke": smoke,
+    "default": default,
 }

@@ -79,6 +79,12 @@ class RunEvaluation:
         due = self._every > 0 and iteration > 0 and iteration % self._every == 0
         return due and (not self.history or self.history[-1]["iteration"] < iteration)
 
+    def unevaluated(self, iteration: int) -> bool:
+        """Whether the network after ``iteration`` has had no evaluation (and evaluations
+        are on): the test of the final evaluation (``evaluation.final``)."""
+        done = self.history and self.history[-1]["iteration"] >= iteration
+        return self._every > 0 and iteration > 0 and not done
+
     def evaluate(
         self,
         variables: dict,

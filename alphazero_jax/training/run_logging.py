@@ -77,6 +77,8 @@ class RunLogger:
 
     In a multi-process run only process 0 (``primary``) writes files; the others print
     their progress lines, prefixed with their process index, so that they can be compared.
+    With ``time_limit_minutes`` (> 0, counted from this logger's creation) each progress
+    line also says the time left.
     """
 
     def __init__(
@@ -87,11 +89,13 @@ class RunLogger:
         history: list[dict],
         primary: bool = True,
         process_index: int = 0,
+        time_limit_minutes: float = 0.0,
     ):
         self._log = MetricsLog(workdir, history) if primary else None
         self._prefix = "" if primary else f"process {process_index}: "
         self._total = total_iterations
-        self._started = time.monotonic()
+        self._started = self._created = time.monotonic()
+        self._limit = time_limit_minutes * 60
         self._first_iteration: int | None = None
         self._tty = sys.stderr.isatty()
 
@@ -138,6 +142,9 @@ class RunLogger:
             f"(v {record.get('value_loss', float('nan')):.3f}, "
             f"p {record.get('policy_loss', float('nan')):.3f}) ETA {eta}"
         )
+        if self._limit > 0:
+            left = max(self._limit - (time.monotonic() - self._created), 0.0)
+            line += f", {_duration(left)} left of the time limit"
         sys.stderr.write(("\r" + line) if self._tty else (line + "\n"))
         sys.stderr.flush()
 

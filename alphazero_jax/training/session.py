@@ -111,6 +111,10 @@ class Session:
     def evaluation_pending(self) -> bool:
         return self.evaluation is not None and self.evaluation.pending(self.iteration)
 
+    def final_evaluation_due(self) -> bool:
+        """Whether the last network has had no evaluation, with evaluations on."""
+        return self.evaluation is not None and self.evaluation.unevaluated(self.iteration)
+
     def evaluate(self, should_stop) -> dict | None:
         """The pending evaluation's record, or None if ``should_stop()`` stopped it."""
         record = self.evaluation.evaluate(

@@ -205,7 +205,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
     checkpoint cadence and time limit (and, under a constant learning rate, its
     ``num_iterations``), else ``ConfigError``. Ctrl-C (SIGINT or SIGTERM), or
     ``config.time_limit_minutes`` of this call, saves a checkpoint and stops, within a
-    match of an evaluation (an evaluation stopped that way runs again on resume).
+    match of an evaluation (an evaluation stopped that way runs again on resume). With
+    ``config.evaluation.final``, a run that stops at its last iteration or its time limit
+    first evaluates its last network if it has no evaluation yet (only Ctrl-C cuts that
+    one short), so that a run on a budget ends judged. The progress line shows the time
+    left under a time limit.
 
     Launched as several processes (``jax.distributed.initialize`` called first), every
     process runs this with the same arguments and a shared ``workdir``: the mesh spans all
@@ -229,6 +233,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> Train
         workdir,
         total_iterations=config.num_iterations,
         history=run.history,
+        time_limit_minutes=config.time_limit_minutes,
         primary=primary,
         process_index=jax.process_index(),
     )
@@ -264,7 +269,24 @@ class _Interval:
 
 def _loop(run: session.Session, config, logger: RunLogger, stop: session.StopRequest) -> None:
     """Iterations until ``config.num_iterations``, a stop request or the time limit: each
-    saves when due, evaluates when pending, steps, and logs every ``log_every``."""
+    saves when due, evaluates when pending, steps, and logs every ``log_every``; then,
+    with ``evaluation.final`` and no stop request, the last network's evaluation."""
+    _iterate(run, config, logger, stop)
+    (interrupted,) = _agree(stop.requested)
+    if config.evaluation.final and not interrupted and run.final_evaluation_due():
+        evaluation_started = time.monotonic()
+        record = run.evaluate(lambda: stop.requested)
+        if record is not None:
+            logger.write_evaluation(record)
+            print(
+                f"Final evaluation of iteration {run.iteration}: "
+                f"{time.monotonic() - evaluation_started:.0f} s.",
+                flush=True,
+            )
+
+
+def _iterate(run: session.Session, config, logger: RunLogger, stop: session.StopRequest) -> None:
+    """The iterations of ``_loop``."""
     interval = _Interval()
     started = last_save = time.monotonic()
     limit = config.time_limit_minutes * 60 or float("inf")

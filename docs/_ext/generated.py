@@ -57,7 +57,10 @@ NOTEBOOKS = ROOT / "notebooks"
 # The command that writes the committed pages again (a line of each page says it).
 REGENERATE = "make reference"
 # What ``auto`` means; it has no function of its own (``configs.resolve_preset``).
-AUTO_DOC = "``default`` where JAX sees a GPU or TPU, else ``cpu`` (chosen when the run starts)."
+AUTO_DOC = (
+    "The preset of the kind of JAX's first device, chosen when the run starts: ``cpu`` on a "
+    "CPU, ``gpu`` on a GPU, ``tpu`` on a TPU where the game has one, else ``gpu``."
+)
 
 
 def write_if_changed(path: pathlib.Path, data: str | bytes) -> None:
@@ -106,10 +109,13 @@ def presets_markdown(game: str) -> str:
 
     keys = [key for key, _ in settings.leaves()]
     functions = _preset_functions(game)
-    names = [name for name in configs.presets(game) if name != configs.AUTO]
+    picked = [name for name in configs.presets(game) if name != configs.AUTO]
+    recipes = list(configs.recipes(game))
+    names = picked + recipes
     rows = ["| preset | what it is for |", "| --- | --- |"]
-    rows += [f"| `{name}` | {_summary(functions.get(name))} |" for name in names]
+    rows += [f"| `{name}` | {_summary(functions.get(name))} |" for name in picked]
     rows.append(f"| `{configs.AUTO}` | {AUTO_DOC} |")
+    rows += [f"| `{name}` (agent recipe) | {_summary(functions.get(name))} |" for name in recipes]
     built = {name: configs.get_config(game, name) for name in names}
     changed = [
         key
@@ -126,7 +132,9 @@ def presets_markdown(game: str) -> str:
     return (
         f"# Presets of `{game}`\n\n{_notice()}\n\n"
         f'`--config={game}:<preset>` picks one (`configs.get_config("{game}", preset)`); '
-        "the [configuration](../configuration.md) page says how a config is made.\n\n"
+        "the [configuration](../configuration.md) page says how a config is made. The "
+        "agent recipes, last, are the configs behind the shipped agents and the comparisons "
+        "(`make agent GAME=<game> RECIPE=<recipe>`), out of `alphazero-train --help`'s list.\n\n"
         + "\n".join(rows)
         + "\n\nThe keys its presets set to another value than the default "
         "([every setting](settings.md) has what each means):\n\n" + "\n".join(table) + "\n"

@@ -12,7 +12,7 @@ docs/reference/ or docs/_build/, which the build or ``make reference`` writes):
       ```{code-block} python
       :class: no-run
 
-      train.train_and_evaluate(configs.get_config("connect_four", "default"), workdir)
+      train.train_and_evaluate(configs.get_config("connect_four", "gpu"), workdir)
       ```
 
   A ``{code-block} python`` (or ``{code} python``) without that class runs like a fence.

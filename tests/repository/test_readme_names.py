@@ -377,9 +377,9 @@ def entry_points() -> tuple[str, ...]:
 
 @functools.cache
 def load_config(game: str, preset: str | None):
-    """The ConfigDict of ``configs.get_config(game, preset)`` (``auto`` read as ``default``:
-    the keys are the same, and it needs no look at the devices)."""
-    preset = "default" if preset in (None, "auto") else preset
+    """The ConfigDict of ``configs.get_config(game, preset)`` (``auto`` read as ``gpu``: the
+    keys are the same, and it needs no look at the devices)."""
+    preset = "gpu" if preset in (None, "auto") else preset
     return configs.get_config(game, preset)
 
 

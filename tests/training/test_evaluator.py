@@ -244,3 +244,58 @@ def test_learning_proof__optimal_moves_judges_only_tic_tac_toe():
     run = pretrained.restore(str(pretrained.directory() / "othello-size6-legal_plane1"))
     with pytest.raises(ValueError, match="expected a tic_tac_toe run; got one of othello"):
         learning_proof.optimal_moves(run, [0], jax.random.key(0))
+
+
+@pytest.mark.long
+def test_train__a_time_limit_stops_with_a_checkpoint_and_a_final_evaluation(
+    tmp_path, monkeypatch, capsys
+):
+    """A run on a budget (``time_limit_minutes``, ``evaluation.final``): stopped by its time
+    limit after iteration 3, it saves that iteration, evaluates it although no evaluation was
+    due (every 2) and the limit is past, and its progress lines said the time left."""
+    import types
+
+    from alphazero_jax.training import session
+
+    clock = [0.0]  # train's clock: 25 s an iteration
+    monkeypatch.setattr(train, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    real_step = session.Session.step
+
+    def step(self):
+        clock[0] += 25.0
+        return real_step(self)
+
+    monkeypatch.setattr(session.Session, "step", step)
+    config = _config(100, rule="none")
+    config.evaluation.num_past = 0
+    config.update(time_limit_minutes=1.0, checkpoint_every_minutes=100.0)
+    config.evaluation.final = True
+    workdir = str(tmp_path / "run")
+    train.train_and_evaluate(config, workdir)
+    assert [r["iteration"] for r in _elo(workdir)["history"]] == [2, 3]
+    manager = runs.checkpoint_manager(workdir)
+    assert checkpoints.latest_step(manager) == 3
+    manager.close()
+    err = capsys.readouterr().err
+    assert "3/100" in err and "left of the time limit" in err
+
+    # Without evaluation.final the same stop leaves the last network unjudged.
+    config.evaluation.final = False
+    clock[0] = 0.0
+    other = str(tmp_path / "other")
+    train.train_and_evaluate(config, other)
+    assert [r["iteration"] for r in _elo(other)["history"]] == [2]
+
+
+def test_run_evaluation__unevaluated_is_the_final_evaluation_s_test():
+    made, variables = _tiny_evaluator(num_games=2)
+    evaluation = run_evaluation.RunEvaluation(
+        made, "/nonexistent", variables, every=2, num_past=0, gating=("none", 0.0, 2), seed=0
+    )
+    assert not evaluation.unevaluated(0) and evaluation.unevaluated(3)
+    evaluation.history.append({"iteration": 3})
+    assert not evaluation.unevaluated(3) and evaluation.unevaluated(4)
+    off = run_evaluation.RunEvaluation(
+        made, "/nonexistent", variables, every=0, num_past=0, gating=("none", 0.0, 2), seed=0
+    )
+    assert not off.unevaluated(3)

@@ -2,11 +2,12 @@ r"""Proof that training learns Tic-Tac-Toe, judged against a perfect oracle.
 
     alphazero-judge tic_tac_toe --workdir=runs/ttt_proof --minutes=10
 
-Trains the default Tic-Tac-Toe config for at most ``--minutes`` and then checks the agent's
-move in each of the 4,520 reachable positions that are not over against a perfect minimax
-oracle, with search (each of ``--simulations``) and with the raw policy (argmax of the
-legal logits). A checkpoint (``--workdir=<run>/checkpoints/<iteration>``) or an exported
-agent's folder is checked as it is, without training.
+Trains the shipped Tic-Tac-Toe agent's recipe (``tic_tac_toe:agent``) for at most
+``--minutes`` and then checks the agent's move in each of the 4,520 reachable positions
+that are not over against a perfect minimax oracle, with search (each of
+``--simulations``) and with the raw policy (argmax of the legal logits). A checkpoint
+(``--workdir=<run>/checkpoints/<iteration>``) or an exported agent's folder is checked as
+it is, without training.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def main(argv: list[str]) -> None:
     if common.is_snapshot(workdir):
         how = "checked as it is"
     else:
-        config = configs.get_config("tic_tac_toe")
+        config = configs.get_config("tic_tac_toe", "agent")
         config.time_limit_minutes = _MINUTES.value
         started = time.monotonic()
         train.train_and_evaluate(config, workdir)

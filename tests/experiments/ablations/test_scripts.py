@@ -304,8 +304,8 @@ def test_ablation_games__refuses_an_unknown_arm_or_game_in_one_line(bin_dir, arg
 def test_connect_four_cpu__is_the_arm_lean64_hour_but_for_its_schedule_and_evaluations(bin_dir):
     """``make train``'s preset is the ablation arm it was chosen from: every setting of
     ``lean64_hour`` as connect_four_hour.sh hands it to the runner (its overrides on
-    ``playout_cap``), but for the number of iterations, the evaluations' cadence and the
-    search's sigma when the trained network plays."""
+    ``playout_cap``), but for the number of iterations, the evaluations' cadence, the
+    search's sigma when the trained network plays and its budget (where it stops)."""
     found = {
         arm.name: arm
         for arm in _arms(_arguments(bin_dir, "connect_four_hour.sh", "out", "lean64_hour"))
@@ -316,4 +316,6 @@ def test_connect_four_cpu__is_the_arm_lean64_hour_but_for_its_schedule_and_evalu
         "num_iterations": 180,
         "evaluation.every": 20,
         "search.play_value_scale": 0.0,  # how the trained network plays, not how it trains
+        "time_limit_minutes": 0.0,  # the budget: where the run stops, not how it trains
+        "evaluation.final": False,
     }

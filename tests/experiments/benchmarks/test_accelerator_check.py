@@ -1,12 +1,14 @@
-"""experiments/benchmarks/accelerator_check.sh, the one bounded run of a session lent a GPU
-for a few minutes: every training it starts builds a config training accepts (a bad flag
-would cost the span), and its second arm is the long_gpu recipe with exactly `make
-train`'s searches.
+"""experiments/benchmarks/accelerator_check.sh, the one bounded command of a session lent a
+GPU for a few minutes: every training it starts builds a config training accepts (a bad
+flag would cost the span), each game's `gpu` preset is trained with its own time limit
+scaled down, Connect Four's is judged on AlphaZero.jl's table, and the phases' time limits
+sum within one command's 600 s (and 12 minutes of the machine).
 
 The script runs with a stand-in ``python3`` first on PATH that prints each call's
 arguments, one a line, after a line ``CALL``."""
 
 import pathlib
+import re
 import shlex
 import shutil
 import subprocess
@@ -18,10 +20,14 @@ from alphazero_jax.cli import compare_flags
 from alphazero_jax.compare import arms
 
 ROOT = pathlib.Path(__file__).parents[3]
+SCRIPT = ROOT / "experiments/benchmarks/accelerator_check.sh"
+COMMAND_LIMIT_S = 600  # the device tool's limit for one command, inside 12 minutes
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
-def _calls(tmp_path) -> list[list[str]]:
+@pytest.fixture(scope="module")
+def output(tmp_path_factory) -> str:
+    tmp_path = tmp_path_factory.mktemp("accelerator_check")
     stand_in = tmp_path / "bin" / "python3"
     stand_in.parent.mkdir()
     stand_in.write_text(
@@ -29,71 +35,98 @@ def _calls(tmp_path) -> list[list[str]]:
     )
     stand_in.chmod(0o755)
     done = subprocess.run(
-        ["bash", "experiments/benchmarks/accelerator_check.sh"],
+        ["bash", str(SCRIPT)],
         cwd=ROOT,
         env={"PATH": f"{stand_in.parent}:/usr/bin:/bin", "OUT": str(tmp_path / "out")},
         capture_output=True,
         text=True,
         check=True,
     )
-    calls = done.stdout.split("CALL\n")[1:]
-    return [call.splitlines() for call in calls]
+    return done.stdout
 
 
-def _trainings(tmp_path) -> dict[str, list[str]]:
+def _trainings(output: str) -> dict[str, list[str]]:
     """Each `experiments.train` call's flags, by the name of its workdir."""
     found = {}
-    for call in _calls(tmp_path):
-        lines = [line for line in call if not line.startswith("===")]
+    for call in output.split("CALL\n")[1:]:
+        lines = [line for line in call.splitlines() if not line.startswith("===")]
         if lines[:2] == ["-m", "experiments.train"]:
             flags = [line for line in lines[2:] if line.startswith("--")]
             (workdir,) = [f for f in flags if f.startswith("--workdir=")]
-            found[workdir.rsplit("_", 1)[-1]] = [f for f in flags if f != workdir]
+            found[workdir.removeprefix("--workdir=/tmp/accelerator_")] = [
+                f for f in flags if f != workdir
+            ]
     return found
 
 
-def _arm(name: str, flags: list[str]) -> arms.Arm:
+def _config(name: str, flags: list[str]):
     (preset,) = [f.removeprefix("--config=") for f in flags if f.startswith("--config=")]
     overrides = [f for f in flags if f.startswith("--config.")]
-    return arms.parse_arm(shlex.join([f"{name}={preset}", *overrides]))
+    arm = arms.parse_arm(shlex.join([f"{name}={preset}", *overrides]))
+    config = compare_flags.build_config(arm)
+    compare_flags._checked(arm, config)  # ValueError if training would refuse it
+    return preset, config
 
 
-def test_accelerator_check__every_training_builds_a_config_training_accepts(tmp_path):
-    trainings = _trainings(tmp_path)
-    assert list(trainings) == ["preset", "lean"]
+def test_accelerator_check__every_training_builds_a_config_training_accepts(output):
+    trainings = _trainings(output)
+    assert list(trainings) == [
+        "c4_gpu",
+        "quoridor_gpu",
+        "othello_gpu",
+        "tic_tac_toe_gpu",
+        "c4_games2048",
+    ]
     for name, flags in trainings.items():
-        arm = _arm(name, flags)
-        compare_flags._checked(arm, compare_flags.build_config(arm))  # ValueError if not
+        preset, config = _config(name, flags)
+        game = preset.split(":")[0]
+        assert preset == f"{game}:gpu", name  # every game's gpu preset
+        own = configs.get_config(game, "gpu")
+        # Each stops at its own time limit, scaled down from the preset's, and is judged
+        # at its end.
+        assert 0 < config.time_limit_minutes < own.time_limit_minutes, name
+        assert config.evaluation.final and config.evaluation.every > 0, name
+        assert config.network.to_dict() == own.network.to_dict(), name
 
 
-def test_accelerator_check__lean_is_long_gpu_with_make_trains_searches(tmp_path):
-    trainings = _trainings(tmp_path)
-    preset, lean = (compare_flags.build_config(_arm(n, trainings[n])) for n in ("preset", "lean"))
-    cpu = configs.get_config("connect_four", "cpu")
-    searches = {
-        "search.policy": "gumbel",
-        "selfplay.simulation_stages": ((0, 16),),
-        "budget.kind": "full",
-        "selfplay.num_sampling_moves": 42,
-        "opening.kind": "random",
-        "opening.random_plies": 2,
-    }
-    for key, value in searches.items():
-        assert _value(cpu, key) == value  # `make train`'s: the winners of the hour's comparisons
-        assert _value(lean, key) == value
-        if key != "opening.random_plies":  # long_gpu's opening is none: its plies unread
-            assert _value(preset, key) != value  # long_gpu's own: PUCT, a playout cap, ...
-    # The judging is the preset's; the learner takes twice as many updates for every move
-    # kept instead of one in four; the preset stops at its minutes, lean runs on to its end.
-    assert _value(lean, "learner.updates_per_iteration") == 256
-    assert _value(preset, "learner.updates_per_iteration") == 128
-    for key in ("evaluation.simulations", "evaluation.every", "network.channels"):
-        assert _value(lean, key) == _value(preset, key)
-    assert _value(lean, "evaluation.simulations") == 600
-    assert _value(lean, "time_limit_minutes") > _value(preset, "time_limit_minutes")
+def test_accelerator_check__connect_four_is_judged_on_alphazero_jl_s_table(output):
+    trainings = _trainings(output)
+    _, first = _config("c4_gpu", trainings["c4_gpu"])
+    _, lever = _config("c4_games2048", trainings["c4_games2048"])
+    own = configs.get_config("connect_four", "gpu")
+    for config in (first, lever):
+        assert config.evaluation.simulations == 600
+        assert tuple(config.evaluation.perfect_play_sets) == ("Test_L2_R2", "Test_L1_R3")
+        assert config.evaluation.perfect_play_positions == 500
+    assert first.evaluation.every == 16
+    assert first.selfplay.to_dict() == own.selfplay.to_dict()  # the preset as it is
+    assert first.learner.to_dict() == own.learner.to_dict()
+    # The lever: four times the games at once, with the same games, updates and schedule
+    # (to within one of its iterations).
+    assert lever.selfplay.batch_size == 4 * own.selfplay.batch_size
+    games = [c.num_iterations * c.selfplay.batch_size for c in (lever, own)]
+    updates = [c.num_iterations * c.learner.updates_per_iteration for c in (lever, own)]
+    assert abs(games[0] - games[1]) <= lever.selfplay.batch_size, games
+    assert abs(updates[0] - updates[1]) <= lever.learner.updates_per_iteration, updates
+    assert lever.evaluation.every == 8
 
 
-def _value(config, key: str):
-    for part in key.split("."):
-        config = config[part]
-    return tuple(config) if isinstance(config, list) else config
+def test_accelerator_check__quoridor_s_self_play_is_timed_against_the_2_core_figure(output):
+    calls = [call.splitlines() for call in output.split("CALL\n")[1:]]
+    timed = [c for c in calls if c[:2] == ["-m", "experiments.benchmarks.quoridor"]]
+    assert [c[2] for c in timed] == ["--selfplay=quoridor:agent"]
+
+
+def test_accelerator_check__its_phases_time_limits_fit_one_command(output):
+    limits = dict(re.findall(r"^=== phase (\w+) \(at most (\d+) s\)", output, re.M))
+    assert {"devices", "c4_gpu", "quoridor_agent", "othello_gpu"} <= set(limits)
+    if "setup" not in limits:  # only with wheels in .whl: its limit counts all the same
+        (setup,) = re.findall(r"^\s*phase setup (\d+) ", SCRIPT.read_text(), re.M)
+        limits["setup"] = setup
+    total = sum(int(seconds) for seconds in limits.values())
+    assert total <= COMMAND_LIMIT_S <= 12 * 60, limits
+    # Each training's limit holds its time limit, with room to build and judge at the end.
+    for name, flags in _trainings(output).items():
+        _, config = _config(name, flags)
+        assert int(limits[name]) >= config.time_limit_minutes * 60 + 20, name
+    assert re.search(rf"phases' time limits sum to {total} s", SCRIPT.read_text()), total

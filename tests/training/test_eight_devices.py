@@ -121,6 +121,23 @@ def test_eight_devices__the_learner_updates_as_on_one_device(eight):
 
 
 @pytest.mark.long
+def test_eight_devices__each_device_plays_its_own_games(eight):
+    """Self-play under ``jax.shard_map``, one slot a device, each with its own key: 8 games,
+    not 8 copies of one (whose positions would each be stored 8 times)."""
+    _, saved, _ = eight
+    state = train.build(_config()).initial_state
+    leaves = jax.tree.leaves(state)
+
+    def played(leaf) -> np.ndarray:  # the saved array of one of the state's leaves
+        return saved[f"played{next(i for i, x in enumerate(leaves) if x is leaf)}"]
+
+    filled = played(state.replay.observation)[: int(played(state.replay.size))]
+    rows = np.ascontiguousarray(filled).reshape(len(filled), -1).view(np.uint16)
+    assert len(filled) >= 5 * DEVICES  # a Tic-Tac-Toe game has 5 positions or more
+    assert len(np.unique(rows, axis=0)) > len(filled) // 4, len(filled)
+
+
+@pytest.mark.long
 def test_eight_devices__train_checkpoint_and_resume_on_one_device(eight, tmp_path):
     """The 8-device run keeps its state on all 8 devices, checkpoints its 2 iterations, and
     resumes on 1 device for a third."""

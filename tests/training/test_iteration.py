@@ -1,7 +1,8 @@
-"""Training over several local devices, on the CPU with 8 host devices: the path a TPU host
-(8 chips) or a machine with several GPUs takes, where ``train.build`` makes a one-axis mesh
-over ``jax.devices()``, self-play splits its slots over it (``selfplay.shard``, a
-``jax.shard_map``) and the learner's batch is split along it (``iteration.BATCH_AXIS``).
+"""The iteration over several local devices (``training.iteration``), on the CPU with 8
+host devices: the path a TPU host (8 chips) or a machine with several GPUs takes, where
+``train.build`` makes a one-axis mesh over ``jax.devices()``, self-play splits its slots over
+it (``selfplay.shard``, a ``jax.shard_map``) and the learner's batch is split along it
+(``iteration.BATCH_AXIS``).
 
 What the design promises across device counts: the learner's update is the same (up to the
 order of a sum) whatever the device count, a run trained on 8 devices resumes on 1. Self-play

@@ -3,9 +3,12 @@ venv and used from an empty folder outside the checkout, with no checkout on the
 
 The wheel is built from a copy of what it is made of (``pyproject.toml``, the README, the
 licence and ``alphazero_jax/``), so that nothing is written into the checkout and no stale
-``build/`` of it leaks in. The venv gets the package as a notebook's reader does: the
-notebooks' set-up cell, run with ``ALPHAZERO_JAX_SOURCE`` naming the wheel, pip-installs it
-(pip's cache and its configured mirrors serve the dependencies, else the registry does).
+``build/`` of it leaks in. The venv gets the package as a notebook's reader in Colab does:
+the wheel uploaded to the working folder, the notebooks' set-up cell run there without
+``ALPHAZERO_JAX_SOURCE`` pip-installs it (pip's cache and its configured mirrors serve the
+dependencies, else the registry does). Every notebook then runs in a Jupyter kernel of the
+venv, from a folder outside the checkout: the training notebook trains, checkpoints and
+plots a Connect Four run there.
 Under pytest-xdist the workers share one wheel and one venv.
 """
 
@@ -47,7 +50,7 @@ NOTEBOOK_VALUES = {
     **TINY,
     "train_connect_four.ipynb": {
         "PRESET": "smoke",
-        "OVERRIDES": {"num_iterations": 1, "evaluation.every": 0},
+        "OVERRIDES": {"num_iterations": 1, "evaluation.every": 0, "time_limit_minutes": 5.0},
     },
 }
 
@@ -68,7 +71,8 @@ print("iterations:", int(state.iteration))
 """
 
 # Runs in the venv: every notebook in its own kernel (the venv's "python3"), all at once;
-# prints one JSON line: per notebook, the set-up cell's output and the seconds it took.
+# prints one JSON line: per notebook, the set-up cell's output, every cell's printed text
+# and the seconds it took.
 RUN_NOTEBOOKS = """
 import asyncio
 import json
@@ -94,7 +98,10 @@ async def run(job):
     await client.async_execute(cwd=job["cwd"])
     set_up = next(cell for cell in notebook.cells if "setup" in cell.metadata.get("tags", []))
     printed = "".join(output.get("text", "") for output in set_up.outputs)
-    return {"set_up": printed, "seconds": round(time.perf_counter() - start, 1)}
+    outputs = [output for cell in notebook.cells for output in cell.get("outputs", [])]
+    texts = [output.get("text", "") for output in outputs]
+    seconds = round(time.perf_counter() - start, 1)
+    return {"set_up": printed, "printed": "".join(texts), "seconds": seconds}
 
 
 async def main():
@@ -217,8 +224,12 @@ def venv(request, tmp_path_factory, wheel) -> Iterator[pathlib.Path]:
             pip = [python, "-m", "pip", "install", "-q", "--no-compile"]
             _run([*pip, "nbclient", "ipykernel"], timeout=600)
             set_up = source(cells(NOTEBOOKS[0])[0])
-            environment = _environment(folder, ALPHAZERO_JAX_SOURCE=str(wheel), PIP_COMPILE="0")
-            installed = _run([python, "-c", set_up], cwd=folder, env=environment, timeout=600)
+            content = folder / "content"  # Colab's working folder, where its Files pane uploads
+            content.mkdir()
+            uploaded = shutil.copy(wheel, content)
+            environment = _environment(folder, PIP_COMPILE="0")  # no ALPHAZERO_JAX_SOURCE
+            installed = _run([python, "-c", set_up], cwd=content, env=environment, timeout=600)
+            assert f"Installing {uploaded}" in installed.stdout, installed.stdout
             assert f"alphazero_jax: {folder}" in installed.stdout, installed.stdout
             _run([python, "-m", "ipykernel", "install", "--sys-prefix"], timeout=120)
     yield folder
@@ -396,6 +407,11 @@ def test_installed__notebooks_run_in_a_jupyter_kernel_of_the_venv(venv, outside,
     for path, report in reports.items():
         assert f"alphazero_jax: {venv}" in report["set_up"], (path, report)
         assert f"runs: {runs}" in report["set_up"], (path, report)
+    (training,) = [r for path, r in reports.items() if path.endswith("train_connect_four.ipynb")]
+    plan = "Plan: up to 1 iterations of "
+    budget = "training stops after 5 minutes (time_limit_minutes), with a checkpoint."
+    assert plan in training["printed"] and budget in training["printed"], training["printed"]
+    assert "iterations: 1 positions: " in training["printed"], training["printed"]
     assert any((runs / "connect_four_notebook" / "checkpoints").iterdir())
     print({pathlib.Path(path).name: report["seconds"] for path, report in reports.items()})
 

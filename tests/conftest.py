@@ -27,7 +27,7 @@ if os.environ["ALPHAZERO_JAX_CACHE_DIR"].lower() not in ("off", "none", "0", "fa
     os.environ["JAX_COMPILATION_CACHE_DIR"] = os.environ["ALPHAZERO_JAX_CACHE_DIR"]  # in-process
 # An entry point's module offers JAX the host's cores through XLA_FLAGS the first time it
 # is imported (cli/host_devices.py). A test module that imports one (alphazero_jax.cli.judge,
-# cli.train, ...) would give every test of its worker, and every program they start, that
+# cli.compare, ...) would give every test of its worker, and every program they start, that
 # many devices: the offer is made here, once, and taken back.
 _XLA_FLAGS_OF_THE_TESTS = os.environ["XLA_FLAGS"]
 from alphazero_jax.cli import host_devices  # noqa: E402, F401  (after the environment)

@@ -9,7 +9,7 @@ import jax
 
 
 def test_tests_process__keeps_one_device_after_an_entry_point_s_module_is_imported():
-    from alphazero_jax.cli import judge, train  # noqa: F401  (each imports host_devices)
+    from alphazero_jax.cli import judge  # noqa: F401  (it imports host_devices)
 
     assert "xla_force_host_platform_device_count" not in os.environ["XLA_FLAGS"]
     assert jax.device_count() == 1

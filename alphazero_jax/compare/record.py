@@ -37,8 +37,10 @@ import json
 import math
 import os
 import platform
+from typing import Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from alphazero_jax.compare import plan as plans
 from alphazero_jax.compare import report
@@ -51,130 +53,168 @@ class RecordError(ValueError):
     """A record that is not one (one line: which record, what was expected, what was found)."""
 
 
-_STR, _OPT_STR, _LIST, _DICT = (str,), (str, type(None)), (list,), (dict,)
-_NUMBER = (int, float)
-# field -> the types it may have; every record has these.
-REQUIRED = {"format": (int,), "title": _STR, "question": _STR, "source": _OPT_STR,
-            "game": _STR, "machine": _STR, "kept": _DICT, "plan": _DICT}  # fmt: skip
-# A computed record has these; a transcribed one has the others.
-COMPUTED = {"judgements": _LIST, "curves": _LIST, "comparisons": _LIST}
-TRANSCRIBED = {"transcribed": _DICT, "tables": _LIST, "effects": _LIST}
-OPTIONAL = {"figure": _STR, "command": _STR, "conclusion": _STR, "shown": _DICT}
-JUDGEMENT = {"unit": _STR, "checkpoint": _STR, "minutes": _NUMBER, "iteration": (int,),
-             "measure": _STR, "value": _NUMBER, "items": (int,)}  # fmt: skip
-TABLE = {"caption": _STR, "columns": _LIST, "rows": _LIST}
-EFFECT = {"idea": _STR, "arm": _STR, "measure": _STR, "effect": _STR}
-EFFECT_OPTIONAL = {"source": _OPT_STR, "kept": (bool, type(None)), "seeds": _LIST}
-SHOWN = {"table": (int,)}
-ARM = {"name": _STR, "config": _STR, "overrides": _LIST}
+class _Fields(BaseModel):
+    """Fields of the types given, strictly (no string read as a number); others allowed."""
+
+    model_config = ConfigDict(strict=True)
 
 
-def _names(types: tuple) -> str:
-    return " or ".join("null" if t is type(None) else t.__name__ for t in types)
+class _Only(_Fields):
+    """Exactly the fields given."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
 
 
-def _check_fields(where: str, value, fields: dict, *, exact: bool = False) -> None:
-    """Raises RecordError unless ``value`` is a dict with ``fields`` of their types."""
-    if not isinstance(value, dict):
-        raise RecordError(f"{where}: expected an object, found {type(value).__name__}")
-    for key, types in fields.items():
-        if key not in value:
-            raise RecordError(f"{where}: expected a field {key!r} ({_names(types)}), found none")
-        found = value[key]
-        if not isinstance(found, types) or (isinstance(found, bool) and bool not in types):
-            raise RecordError(
-                f"{where}.{key}: expected {_names(types)}, found {json.dumps(found)[:60]}"
-            )
-    if exact and set(value) - set(fields):
-        raise RecordError(f"{where}: unexpected fields {sorted(set(value) - set(fields))}")
+class Arm(_Fields):
+    name: str
+    config: str
+    overrides: list
+
+
+class Plan(_Fields):
+    arms: list[Arm]
+    seeds: list
+
+
+class Judgement(_Fields):
+    unit: str
+    checkpoint: str
+    minutes: int | float
+    iteration: int
+    measure: str
+    value: int | float
+    items: int
+
+
+class Table(_Fields):
+    caption: str
+    columns: list
+    rows: list
+
+    @model_validator(mode="after")
+    def _rows_as_wide_as_the_columns(self):
+        for index, row in enumerate(self.rows):
+            if not isinstance(row, list) or len(row) != len(self.columns):
+                raise ValueError(
+                    f"rows[{index}]: expected a list of {len(self.columns)} cells (its "
+                    f"columns), found {json.dumps(row)[:60]}"
+                )
+        return self
+
+
+class Effect(_Only):
+    idea: str
+    arm: str
+    measure: str
+    effect: str
+    source: str | None = None
+    kept: bool | None = None
+    seeds: list | None = None
+
+
+class Shown(_Only):
+    table: int
+    columns: list[int] = []
+    rows: list[int] = []
+    headers: list[str] | None = None
+
+
+class Transcription(_Only):
+    from_: str = Field(alias="from")
+    commit: str
+
+
+class _Record(_Only):
+    format: Literal[1]
+    title: str
+    question: str
+    source: str | None
+    game: str
+    machine: str
+    kept: dict[str, bool | None]
+    plan: Plan
+    figure: str | None = None
+    command: str | None = None
+    conclusion: str | None = None
+    shown: Shown | None = None
+
+    @model_validator(mode="after")
+    def _kept_names_arms(self):
+        arms = [arm.name for arm in self.plan.arms]
+        for arm in self.kept:
+            if arm not in arms:
+                raise ValueError(
+                    f"kept: expected an arm of the plan ({', '.join(arms)}), found {arm!r}"
+                )
+        return self
+
+
+class Computed(_Record):
+    """A record ``alphazero-compare`` wrote."""
+
+    judgements: list[Judgement]
+    curves: list
+    comparisons: list
+
+
+class Transcribed(_Record):
+    """A record transcribed from a page's tables."""
+
+    transcribed: Transcription
+    tables: list[Table]
+    effects: list[Effect]
+
+    @model_validator(mode="after")
+    def _shown_in_its_tables(self):
+        if self.shown is not None:
+            _check_shown(self.shown, self.tables)
+        return self
+
+
+def _check_shown(shown: Shown, tables: list[Table]) -> None:
+    """``shown`` names a table, and columns and rows it has, by index."""
+    if not 0 <= shown.table < len(tables):
+        raise ValueError(f"shown.table: expected an index of its {len(tables)} tables, "
+                         f"found {shown.table}")  # fmt: skip
+    table = tables[shown.table]
+    for key, count in (("columns", len(table.columns)), ("rows", len(table.rows))):
+        indices = getattr(shown, key)
+        if not all(0 <= i < count for i in indices):
+            raise ValueError(f"shown.{key}: expected indices below {count}, found {indices}")
+    width = len(shown.columns or table.columns)
+    if shown.headers is not None and len(shown.headers) != width:
+        raise ValueError(f"shown.headers: expected {width} strings (its columns), "
+                         f"found {json.dumps(shown.headers)[:60]}")  # fmt: skip
+
+
+def _where(name: str, location: tuple) -> str:
+    return name + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location)
 
 
 def validate(record, name: str = "record") -> None:
     """Raises RecordError (one line, naming the record ``name``) unless ``record`` keeps
-    the schema of the module's docstring."""
-    _check_fields(name, record, REQUIRED)
-    if record["format"] != FORMAT:
-        raise RecordError(f"{name}.format: expected {FORMAT}, found {record['format']}")
-    kind = TRANSCRIBED if "transcribed" in record else COMPUTED
-    other = COMPUTED if kind is TRANSCRIBED else TRANSCRIBED
-    _check_fields(name, record, kind)
-    allowed = set(REQUIRED) | set(kind) | set(OPTIONAL)
-    if set(record) - allowed:
-        what = "a transcribed" if kind is TRANSCRIBED else "a computed"
-        extra = sorted(set(record) - allowed)
-        known = " (a field of the other kind)" if set(extra) & set(other) else ""
+    the schema of the module's docstring (``Computed`` or ``Transcribed``)."""
+    if not isinstance(record, dict):
+        raise RecordError(f"{name}: expected an object, found {type(record).__name__}")
+    kind, other = (Transcribed, Computed) if "transcribed" in record else (Computed, Transcribed)
+    extra = sorted(set(record) - set(kind.model_fields))
+    if extra:
+        what = "a transcribed" if kind is Transcribed else "a computed"
+        known = " (a field of the other kind)" if set(extra) & set(other.model_fields) else ""
         raise RecordError(f"{name}: {what} record has no fields {extra}{known}")
-    _check_fields(name, record, {k: t for k, t in OPTIONAL.items() if k in record})
-    _check_fields(f"{name}.plan", record["plan"], {"arms": _LIST, "seeds": _LIST})
-    arms = [arm.get("name") if isinstance(arm, dict) else None for arm in record["plan"]["arms"]]
-    for index, arm in enumerate(record["plan"]["arms"]):
-        _check_fields(f"{name}.plan.arms[{index}]", arm, ARM)
-    for arm, kept in record["kept"].items():
-        if arm not in arms or kept not in (True, False, None):
-            raise RecordError(
-                f"{name}.kept: expected an arm of the plan ({', '.join(arms)}) -> true, false "
-                f"or null, found {arm!r} -> {json.dumps(kept)}"
-            )
-    if kind is TRANSCRIBED:
-        _check_fields(f"{name}.transcribed", record["transcribed"],
-                      {"from": _STR, "commit": _STR}, exact=True)  # fmt: skip
-        _check_items(f"{name}.tables", record["tables"], TABLE)
-        _check_items(f"{name}.effects", record["effects"], EFFECT, EFFECT_OPTIONAL)
-        for index, found in enumerate(record["tables"]):
-            _check_table(f"{name}.tables[{index}]", found)
-    else:
-        _check_items(f"{name}.judgements", record["judgements"], JUDGEMENT)
-    if "shown" in record:
-        _check_shown(f"{name}.shown", record["shown"], record.get("tables", []))
-
-
-def _check_items(where: str, items: list, fields: dict, optional: dict | None = None) -> None:
-    for index, item in enumerate(items):
-        _check_fields(f"{where}[{index}]", item, fields)
-        if optional is not None:
-            _check_fields(f"{where}[{index}]", item, {k: t for k, t in optional.items()
-                                                      if k in item})  # fmt: skip
-            if set(item) - set(fields) - set(optional):
-                extra = sorted(set(item) - set(fields) - set(optional))
-                raise RecordError(f"{where}[{index}]: unexpected fields {extra}")
-
-
-def _check_shown(where: str, shown, tables: list) -> None:
-    """``shown`` names a transcribed table, and columns and rows it has, by index."""
-    _check_fields(where, shown, SHOWN)
-    if set(shown) - {"table", "columns", "rows", "headers"}:
-        extra = sorted(set(shown) - {"table", "columns", "rows", "headers"})
-        raise RecordError(f"{where}: unexpected fields {extra}")
-    if not 0 <= shown["table"] < len(tables):
-        raise RecordError(f"{where}.table: expected an index of its {len(tables)} tables, "
-                          f"found {shown['table']}")  # fmt: skip
-    table = tables[shown["table"]]
-    for key, count in (("columns", len(table["columns"])), ("rows", len(table["rows"]))):
-        indices = shown.get(key, [])
-        if not isinstance(indices, list) or not all(
-            type(i) is int and 0 <= i < count for i in indices
-        ):
-            raise RecordError(f"{where}.{key}: expected indices below {count}, "
-                              f"found {json.dumps(indices)[:60]}")  # fmt: skip
-    width = len(shown.get("columns") or table["columns"])
-    headers = shown.get("headers", [""] * width)
-    if (
-        not isinstance(headers, list)
-        or len(headers) != width
-        or not all(isinstance(header, str) for header in headers)
-    ):
-        raise RecordError(f"{where}.headers: expected {width} strings (its columns), "
-                          f"found {json.dumps(headers)[:60]}")  # fmt: skip
-
-
-def _check_table(where: str, found: dict) -> None:
-    width = len(found["columns"])
-    for index, row in enumerate(found["rows"]):
-        if not isinstance(row, list) or len(row) != width:
-            raise RecordError(
-                f"{where}.rows[{index}]: expected a list of {width} cells (its columns), "
-                f"found {json.dumps(row)[:60]}"
-            )
+    try:
+        kind.model_validate(record)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = _where(name, first["loc"])
+        if first["type"] == "value_error":  # a rule of ours: it names its own field
+            message = f"{where}.{first['msg'].removeprefix('Value error, ')}"
+        elif first["type"] == "missing":
+            message = f"{where}: {first['msg']}"
+        else:
+            found = json.dumps(first.get("input"), default=str)[:60]
+            message = f"{where}: {first['msg']}, found {found}"
+        raise RecordError(message) from None
 
 
 def read(path: str) -> dict:

@@ -60,15 +60,15 @@ def test_record__a_transcribed_one_renders_its_tables_as_printed():
 @pytest.mark.parametrize(
     ("change", "said"),
     [
-        ({"format": 2}, "bad.json.format: expected 1, found 2"),
-        ({"title": 3}, "bad.json.title: expected str, found 3"),
+        ({"format": 2}, "bad.json.format: Input should be 1, found 2"),
+        ({"title": 3}, "bad.json.title: Input should be a valid string, found 3"),
         ({"kept": {"b": True}}, "bad.json.kept: expected an arm of the plan (a)"),
         ({"judgements": []}, "transcribed record has no fields ['judgements'] (a field of"),
         (
             {"tables": [{"caption": "", "columns": ["a"], "rows": [["1", "2"]]}]},
             "bad.json.tables[0].rows[0]: expected a list of 1 cells",
         ),
-        ({"transcribed": {"from": "x"}}, "bad.json.transcribed: expected a field 'commit'"),
+        ({"transcribed": {"from": "x"}}, "bad.json.transcribed.commit: Field required"),
         ({"shown": {"table": 1}}, "bad.json.shown.table: expected an index of its 1 tables"),
         (
             {"shown": {"table": 0, "columns": [2]}},
@@ -78,7 +78,7 @@ def test_record__a_transcribed_one_renders_its_tables_as_printed():
         ({"shown": {"table": 0, "headers": ["x"]}}, "bad.json.shown.headers: expected 2 strings"),
         (
             {"effects": [{"idea": "i", "arm": "a", "measure": "m", "effect": "e", "kept": 1}]},
-            "bad.json.effects[0].kept: expected bool or null, found 1",
+            "bad.json.effects[0].kept: Input should be a valid boolean, found 1",
         ),
     ],
 )

@@ -79,6 +79,7 @@ class Registry(Generic[T]):
         self._name_rule, self._name_says = name_rule, name_says
         self._entries: dict[str, T] = {}
         self._modules: dict[str, str] = {}
+        self._missing: dict[str, str] = {}
         self._loaded = builtins is None
 
     def _load(self) -> None:
@@ -113,8 +114,14 @@ class Registry(Generic[T]):
         """
         self._load()
         if not isinstance(name, str) or name not in self._entries:
-            raise ValueError(self.unknown(name))
+            raise ValueError(self._missing.get(name) or self.unknown(name))
         return self._entries[name]
+
+    def unavailable(self, name: str, why: str) -> None:
+        """Marks ``name`` as an entry that this installation cannot offer (its optional
+        dependency is missing): ``get(name)`` refuses it with ``why``, one line that says
+        how to install it, instead of calling it unknown; ``available()`` leaves it out."""
+        self._missing[name] = why
 
     def unknown(self, name: object) -> str:
         """The one line that refuses ``name``."""

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from alphazero_jax import plugs
-from alphazero_jax.games import _kinarow, connect_four, othello, quoridor, tic_tac_toe
+from alphazero_jax.games import _kinarow, connect_four, othello, pgx_games, quoridor, tic_tac_toe
 from alphazero_jax.games._replay import replay, replay_batch
 from alphazero_jax.games.check import GameCheckReport, GameContractError, check_game
 from alphazero_jax.games.records import GameRecord, connect_at_most
@@ -176,6 +176,21 @@ register(
         presets=tic_tac_toe_presets.PRESETS,
     ),
 )
+
+
+
+def _register_pgx() -> None:
+    """pgx's games (``games/pgx_games.py``) where pgx is installed; elsewhere their names are
+    refused in one line that says how to install it."""
+    for spec in pgx_games.GAMES:
+        name = pgx_games.PREFIX + spec.env_id
+        if pgx_games.installed():
+            register(name, pgx_games.factory(spec), record=pgx_games.record_of(spec, GameRecord))
+        else:
+            plugs.GAMES.unavailable(name, pgx_games.missing(name))
+
+
+_register_pgx()
 
 
 def settings_of(name: str) -> dict[str, dict[str, int]]:

@@ -1,10 +1,18 @@
-"""Presets for a registered game that has none of its own (a researcher's game, registered
-with ``games.register``): sized from the game's ``max_num_moves`` at its default settings.
+"""Presets for a registered game that has none of its own (pgx's games, a researcher's game):
+sized from the game at its default settings, by its board's cells, its action count and its
+longest game.
 
-``smoke`` is seconds of training, ``cpu`` a small network for 2 cores, ``gpu`` the
-accelerator sizes with a budget of 30 minutes; ``default``, an agent recipe, is ``gpu``'s
-settings without the budget (the accelerator preset before ``gpu``, kept so that a run
-started with it resumes). None is measured: the game is one's own.
+- moves per game slot and iteration: the longest game, so that every slot finishes one;
+- the network: 32 x 3 on a CPU, 64 x 4 where the board has more than 25 cells; on an
+  accelerator 128 x 6, 256 x 10 above 100 cells (Go 19x19);
+- Gumbel's considered actions: at most the action count;
+- the ladder: random, greedy (by one-ply outcome where the heuristic is neutral, as pgx's games'
+  is) and rollout MCTS (``mcts:32``), the baselines that need nothing of a game.
+
+``smoke`` is seconds of training; ``cpu`` is for 2 cores, stopped at 60 minutes; ``gpu`` the
+accelerator sizes with a budget of 30 minutes; ``default``, an agent recipe, is ``gpu``'s settings
+without the budget (kept so that a run started with it resumes). The results page says which
+was measured where (pgx's animal shogi on ``cpu``).
 """
 
 from __future__ import annotations
@@ -15,27 +23,42 @@ from alphazero_jax import games
 from alphazero_jax.presets._recipe import agent_recipe
 from alphazero_jax.presets._smoke import budget, shrink
 
+LADDER = ("random", "greedy", "mcts:32")
+
+
+def _cells(config: ml_collections.ConfigDict) -> int:
+    height, width, _ = games.make(config.game.name).observation_shape
+    return height * width
+
 
 def _fit(config: ml_collections.ConfigDict) -> None:
-    """Every slot finishes a game: moves per slot = the game's longest game."""
-    config.selfplay.num_moves = games.make(config.game.name).max_num_moves
+    """Moves per slot: the longest game; Gumbel's considered actions at most the action
+    count."""
+    game = games.make(config.game.name)
+    config.selfplay.num_moves = game.max_num_moves
+    considered = config.search.max_num_considered_actions
+    config.search.max_num_considered_actions = min(considered, game.num_actions)
 
 
 def _accelerator(config: ml_collections.ConfigDict) -> None:
-    """The accelerator sizes: a 128 x 6 network, 1,024 games at once, 128 simulations."""
+    """The accelerator sizes: a 128 x 6 network (256 x 10 above 100 cells), 1,024 games at
+    once, 128 simulations."""
     config.num_iterations = 1000
-    config.network.update(channels=128, blocks=6, value_hidden=128)
+    wide = _cells(config) > 100
+    config.network.update(
+        channels=256 if wide else 128, blocks=10 if wide else 6, value_hidden=128
+    )
     config.search.num_simulations = 128
     config.selfplay.batch_size = 1024
     config.replay.capacity = 1_000_000
     config.learner.update(batch_size=1024, updates_per_iteration=64)
-    config.evaluation.update(every=25, games=64, opponents=("random", "greedy", "minimax:2"))
+    config.evaluation.update(every=25, games=64, opponents=LADDER)
     _fit(config)
 
 
 def gpu(config: ml_collections.ConfigDict) -> None:
-    """One GPU, a budget of 30 minutes: a 128 x 6 network, 1,024 games at once, 128
-    simulations; not yet measured on a GPU (a game of one's own)."""
+    """One GPU, a budget of 30 minutes: a 128 x 6 network (256 x 10 above 100 cells), 1,024
+    games at once, 128 simulations; not yet measured on a GPU."""
     _accelerator(config)
     budget(config, 30)
 
@@ -48,15 +71,16 @@ def default(config: ml_collections.ConfigDict) -> None:
 
 
 def cpu(config: ml_collections.ConfigDict) -> None:
-    """A 2-core CPU, stopped at 60 minutes: a small network, 32 simulations; not yet
-    measured (a game of one's own)."""
+    """A 2-core CPU, stopped at 60 minutes: a 32 x 3 network (64 x 4 above 25 cells), 64
+    games at once, 32 simulations; measured on pgx's animal shogi (docs: results)."""
     config.num_iterations = 200
-    config.network.update(channels=32, blocks=3, value_hidden=32)
+    wide = _cells(config) > 25
+    config.network.update(channels=64 if wide else 32, blocks=4 if wide else 3, value_hidden=32)
     config.search.num_simulations = 32
     config.selfplay.batch_size = 64
     config.replay.capacity = 40_000
     config.learner.update(batch_size=256, updates_per_iteration=16, learning_rate=2e-3)
-    config.evaluation.update(every=20, games=64, opponents=("random", "greedy", "minimax:2"))
+    config.evaluation.update(every=25, games=64, opponents=LADDER)
     _fit(config)
     budget(config, 60)
 

@@ -148,9 +148,9 @@ def make_game(spec: PgxGame) -> Game:
         return jnp.where(first == 0, rewards, rewards[::-1]).astype(jnp.float32)
 
     def init(key: Array) -> PgxState:
-        # Strongly typed as step's states are (pgx's Othello starts with a weakly typed turn),
-        # so that init's and step's states trace the same functions once.
-        inner = jax.tree.map(lambda x: jnp.asarray(x, x.dtype), env.init(key))
+        # Strongly typed as step's states are (pgx's Othello starts with a Python int as its
+        # turn), so that init's and step's states trace the same functions once.
+        inner = jax.tree.map(lambda x: jnp.asarray(x, jnp.asarray(x).dtype), env.init(key))
         zero = jnp.zeros((), jnp.int32)
         return PgxState(inner, inner.current_player, jnp.bool_(False), jnp.zeros(2), zero)
 

@@ -6,8 +6,9 @@ longest game.
 - the network: 32 x 3 on a CPU, 64 x 4 where the board has more than 25 cells; on an
   accelerator 128 x 6, 256 x 10 above 100 cells (Go 19x19);
 - Gumbel's considered actions: at most the action count;
-- the ladder: random, greedy (by one-ply outcome where the heuristic is neutral, as pgx's games'
-  is) and rollout MCTS (``mcts:32``), the baselines that need nothing of a game.
+- the ladder: ``learning_proof.GENERIC_BASELINES``, random, greedy (by one-ply outcome where
+  the heuristic is neutral, as pgx's games' is) and rollout MCTS (``mcts:32``), the baselines
+  that need nothing of a game.
 
 ``smoke`` is seconds of training; ``cpu`` is for 2 cores, stopped at 60 minutes; ``gpu`` the
 accelerator sizes with a budget of 30 minutes; ``default``, an agent recipe, is ``gpu``'s settings
@@ -20,10 +21,9 @@ from __future__ import annotations
 import ml_collections
 
 from alphazero_jax import games
+from alphazero_jax.evaluation.learning_proof import GENERIC_BASELINES as LADDER
 from alphazero_jax.presets._recipe import agent_recipe
 from alphazero_jax.presets._smoke import budget, shrink
-
-LADDER = ("random", "greedy", "mcts:32")
 
 
 def _cells(config: ml_collections.ConfigDict) -> int:

@@ -146,15 +146,22 @@ BASELINE_GOALS = {
 }  # fmt: skip
 
 
+# The baselines that need nothing of a game (a neutral heuristic makes ``greedy`` greedy by
+# one-ply outcome): the ladder of a game with no goals of its own (pgx's, one's own).
+GENERIC_BASELINES = ("random", "greedy", "mcts:32")
+
+
 def goals_for(game: games.Game, opponents: Sequence[str] = ()) -> dict[str, float | None]:
     """The ``BASELINE_GOALS`` of ``game``: those of the listed size nearest its board's,
-    only ``opponents``' if any are given.
+    only ``opponents``' if any are given. A game with none of its own is judged against
+    ``opponents`` (any agent specs; default ``GENERIC_BASELINES``), each reported only
+    (a goal of None).
 
     Raises:
-      ValueError: a game without goals, or an opponent that has no goal at that size.
+      ValueError: an opponent that has no goal at that size.
     """
     if game.name not in BASELINE_GOALS:
-        raise ValueError(f"expected a game of {list(BASELINE_GOALS)}; got {game.name!r}.")
+        return dict.fromkeys(opponents or GENERIC_BASELINES)
     by_size = BASELINE_GOALS[game.name]
     size = int(dict(game.settings)["size"])
     goals = by_size[min(by_size, key=lambda listed: abs(listed - size))]

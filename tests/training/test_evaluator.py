@@ -234,8 +234,10 @@ def test_learning_proof__goals_by_game_and_board_size():
     }
     with pytest.raises(ValueError, match=r"expected opponents among .*got \['greedy:flips'\]"):
         measures.goals_for(nine, ["random", "greedy:flips"])
-    with pytest.raises(ValueError, match=r"got 'tic_tac_toe'"):
-        measures.goals_for(games.make("tic_tac_toe"))
+    # A game with no goals of its own: the generic baselines, or the opponents named, reported.
+    ttt = games.make("tic_tac_toe")
+    assert measures.goals_for(ttt) == {"random": None, "greedy": None, "mcts:32": None}
+    assert measures.goals_for(ttt, ["mcts:128"]) == {"mcts:128": None}
 
 
 def test_learning_proof__optimal_moves_judges_only_tic_tac_toe():

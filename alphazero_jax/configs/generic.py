@@ -45,9 +45,7 @@ def _accelerator(config: ml_collections.ConfigDict) -> None:
     once, 128 simulations."""
     config.num_iterations = 1000
     wide = _cells(config) > 100
-    config.network.update(
-        channels=256 if wide else 128, blocks=10 if wide else 6, value_hidden=128
-    )
+    config.network.update(channels=256 if wide else 128, blocks=10 if wide else 6, value_hidden=128)
     config.search.num_simulations = 128
     config.selfplay.batch_size = 1024
     config.replay.capacity = 1_000_000

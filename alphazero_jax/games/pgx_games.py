@@ -169,7 +169,9 @@ def make_game(spec: PgxGame) -> Game:
             rewards=by_colour(inner.rewards, state.first),
             num_moves=state.num_moves + 1,
         )
-        refused = state.replace(terminal=jnp.bool_(True), rewards=lost, num_moves=state.num_moves + 1)
+        refused = state.replace(
+            terminal=jnp.bool_(True), rewards=lost, num_moves=state.num_moves + 1
+        )
         after = _select(legal, played, refused)
         return _select(state.terminal, state, after)
 

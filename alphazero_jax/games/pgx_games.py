@@ -135,7 +135,7 @@ def make_game(spec: PgxGame) -> Game:
     import pgx  # an optional dependency: imported when one of its games is made
 
     env = pgx.make(spec.env_id)
-    probe = env.init(jax.random.PRNGKey(0))
+    probe = jax.eval_shape(env.init, jax.random.PRNGKey(0))  # shapes only: nothing runs
     num_actions = int(probe.legal_action_mask.shape[0])
     height, width, channels = (int(n) for n in probe.observation.shape)
     if spec.board is not None and spec.board != (height, width):

@@ -1,0 +1,47 @@
+"""pgx's games train and are judged with no code of their own: each game's generic ``smoke``
+preset trains two iterations and its evaluation plays the generic ladder (random, greedy by
+one-ply outcome, rollout MCTS). Each compiles its rules, search and matches for a minute or more
+of 2 cores (chess's and shogi's most), so they are ``long``."""
+
+import json
+import os
+
+import pytest
+
+from alphazero_jax import configs, games
+from alphazero_jax.evaluation import learning_proof
+from alphazero_jax.games import pgx_games
+from alphazero_jax.training import train
+
+pytest.importorskip("pgx")
+
+NAMES = [pgx_games.PREFIX + spec.env_id for spec in pgx_games.GAMES]
+
+
+def _smoke(name):
+    config = configs.get_config(name, "smoke")
+    config.num_iterations = 2
+    # The raw policy (simulations=0) and two rollouts keep the matches quick to compile.
+    config.evaluation.update(
+        every=2, games=4, opponents=("random", "greedy", "mcts:2"), num_past=0, simulations=0
+    )
+    return config
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("name", NAMES)
+def test_pgx_game__trains_on_its_generic_preset_and_plays_the_generic_ladder(name, tmp_path):
+    config = _smoke(name)
+    assert config.selfplay.num_moves == games.make(name).max_num_moves  # every slot finishes
+    state = train.train_and_evaluate(config, str(tmp_path))
+    assert int(state.iteration) == 2
+    with open(os.path.join(tmp_path, "elo.json")) as file:
+        elo = json.load(file)
+    (judged,) = elo["history"]
+    assert set(judged["scores"]) == {"random", "greedy", "mcts:2"}
+
+
+def test_generic_ladder__is_the_pgx_games_evaluation():
+    for preset in ("cpu", "gpu"):
+        config = configs.get_config("pgx_go_9x9", preset)
+        assert tuple(config.evaluation.opponents) == learning_proof.GENERIC_BASELINES

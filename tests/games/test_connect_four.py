@@ -225,9 +225,23 @@ def test_connect_four__bad_settings_say_what_is_accepted():
         games.make("connect_four", rows=11)
     with pytest.raises(ValueError, match=r"accepted settings .*rows=6, cols=7, connect=4"):
         games.make("connect_four", width=7)
-    expected = r"Unknown game 'chess'; registered: connect_four, othello, quoridor, tic_"
+    expected = (
+        r"Unknown game 'chess'; registered: connect_four, othello, (pgx_\w+, )*quoridor, tic_"
+    )
     with pytest.raises(ValueError, match=expected):
         games.make("chess")
+
+
+def test_registry__a_game_this_installation_cannot_offer_is_refused_saying_how_to_install_it():
+    from alphazero_jax import plugs
+
+    plugs.GAMES.unavailable("needs_extra", "The game 'needs_extra' needs pip install extra.")
+    try:
+        with pytest.raises(ValueError, match=r"^The game 'needs_extra' needs pip install extra\.$"):
+            games.make("needs_extra")
+        assert "needs_extra" not in games.available()
+    finally:
+        plugs.GAMES._missing.pop("needs_extra")
 
 
 def test_connect_four__observation_is_from_the_movers_view():

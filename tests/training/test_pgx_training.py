@@ -5,6 +5,8 @@ of 2 cores (chess's and shogi's most), so they are ``long``."""
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -45,3 +47,22 @@ def test_generic_ladder__is_the_pgx_games_evaluation():
     for preset in ("cpu", "gpu"):
         config = configs.get_config("pgx_go_9x9", preset)
         assert tuple(config.evaluation.opponents) == learning_proof.GENERIC_BASELINES
+
+
+@pytest.mark.long
+def test_pgx_game__two_arms_compared_on_the_generic_ladder(tmp_path):
+    """``alphazero-compare`` on a pgx game: two arms, one seed, judged on the ladder of the
+    generic baselines (the first arm's evaluation opponents)."""
+    output = tmp_path / "cmp"
+    command = [
+        sys.executable, "-m", "alphazero_jax.cli.compare", f"--output={output}",
+        "--seeds=0", "--iterations=1", "--judges=ladder", "--anchor_games=4",
+        "--ladder_games=4", "--anchors=random,greedy,mcts:2",
+        "--arm=base=pgx_tic_tac_toe:smoke",
+        "--arm=fast=pgx_tic_tac_toe:smoke --config.learner.learning_rate=0.01",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    record = json.loads((output / "record.json").read_text())
+    assert {j["unit"].split("/")[0] for j in record["judgements"]} == {"base", "fast"}
+    assert json.loads((output / "anchors.json").read_text())

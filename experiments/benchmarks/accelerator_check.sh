@@ -22,6 +22,12 @@
 #    iteration and the replay memory, and a quarter of the iterations (the same games,
 #    updates and schedule), judged as phase 1 every 8 iterations, for 1.2 minutes.
 # Every budget here is scaled down to fit the window; a card written from it says so.
+#
+# `accelerator_check.sh pgx` runs the other set instead, for a second span: pgx's Go 9x9 on
+# its `gpu` preset (sized from the board: 128 x 6, 1,024 games at once, 128 simulations; a
+# budget of 30 minutes scaled to 7), evaluated at its end against the generic ladder
+# (random, greedy, rollout MCTS). It needs pgx importable: its wheel and svgwrite's in
+# ./.whl where the image lacks them. Its phases' time limits sum to 570 s.
 set -u
 OUT="${OUT:-/tmp/out}"
 mkdir -p "$OUT"
@@ -65,13 +71,24 @@ judge=(--config.evaluation.simulations=600
 # The other games' own evaluations, with fewer games so that the final one fits.
 quick=(--config.evaluation.games=16 --config.evaluation.num_past=0)
 
-train c4_gpu 180 2.5 connect_four:gpu "${judge[@]}" --config.evaluation.every=16
-phase quoridor_agent 40 python3 -m experiments.benchmarks.quoridor \
-  --selfplay=quoridor:agent --calls=3
-train quoridor_gpu 95 1.0 quoridor:gpu "${quick[@]}"
-train othello_gpu 75 0.75 othello:gpu "${quick[@]}"
-train tic_tac_toe_gpu 45 0.4 tic_tac_toe:gpu "${quick[@]}"
-train c4_games2048 95 1.2 connect_four:gpu "${judge[@]}" --config.evaluation.every=8 \
-  --config.selfplay.batch_size=2048 --config.learner.updates_per_iteration=1024 \
-  --config.replay.capacity=800000 --config.num_iterations=32
+case "${1:-games}" in
+games)
+  train c4_gpu 180 2.5 connect_four:gpu "${judge[@]}" --config.evaluation.every=16
+  phase quoridor_agent 40 python3 -m experiments.benchmarks.quoridor \
+    --selfplay=quoridor:agent --calls=3
+  train quoridor_gpu 95 1.0 quoridor:gpu "${quick[@]}"
+  train othello_gpu 75 0.75 othello:gpu "${quick[@]}"
+  train tic_tac_toe_gpu 45 0.4 tic_tac_toe:gpu "${quick[@]}"
+  train c4_games2048 95 1.2 connect_four:gpu "${judge[@]}" --config.evaluation.every=8 \
+    --config.selfplay.batch_size=2048 --config.learner.updates_per_iteration=1024 \
+    --config.replay.capacity=800000 --config.num_iterations=32
+  ;;
+pgx)
+  train pgx_go_9x9_gpu 520 7 pgx_go_9x9:gpu "${quick[@]}"
+  ;;
+*)
+  echo "usage: accelerator_check.sh [games|pgx]; got $1" >&2
+  exit 2
+  ;;
+esac
 echo "=== done $(date +%T)"

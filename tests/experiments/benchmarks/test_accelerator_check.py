@@ -25,8 +25,7 @@ COMMAND_LIMIT_S = 600  # the device tool's limit for one command, inside 12 minu
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
-@pytest.fixture(scope="module")
-def output(tmp_path_factory) -> str:
+def _run_script(tmp_path_factory, *arguments: str) -> str:
     tmp_path = tmp_path_factory.mktemp("accelerator_check")
     stand_in = tmp_path / "bin" / "python3"
     stand_in.parent.mkdir()
@@ -35,7 +34,7 @@ def output(tmp_path_factory) -> str:
     )
     stand_in.chmod(0o755)
     done = subprocess.run(
-        ["bash", str(SCRIPT)],
+        ["bash", str(SCRIPT), *arguments],
         cwd=ROOT,
         env={"PATH": f"{stand_in.parent}:/usr/bin:/bin", "OUT": str(tmp_path / "out")},
         capture_output=True,
@@ -43,6 +42,16 @@ def output(tmp_path_factory) -> str:
         check=True,
     )
     return done.stdout
+
+
+@pytest.fixture(scope="module")
+def output(tmp_path_factory) -> str:
+    return _run_script(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def pgx_output(tmp_path_factory) -> str:
+    return _run_script(tmp_path_factory, "pgx")
 
 
 def _trainings(output: str) -> dict[str, list[str]]:
@@ -117,12 +126,18 @@ def test_accelerator_check__quoridor_s_self_play_is_timed_against_the_2_core_fig
     assert [c[2] for c in timed] == ["--selfplay=quoridor:agent"]
 
 
-def test_accelerator_check__its_phases_time_limits_fit_one_command(output):
+def _limits(output: str) -> dict[str, str]:
+    """Each phase's time limit, setup's counted whether or not wheels were there."""
     limits = dict(re.findall(r"^=== phase (\w+) \(at most (\d+) s\)", output, re.M))
-    assert {"devices", "c4_gpu", "quoridor_agent", "othello_gpu"} <= set(limits)
     if "setup" not in limits:  # only with wheels in .whl: its limit counts all the same
         (setup,) = re.findall(r"^\s*phase setup (\d+) ", SCRIPT.read_text(), re.M)
         limits["setup"] = setup
+    return limits
+
+
+def test_accelerator_check__its_phases_time_limits_fit_one_command(output):
+    limits = _limits(output)
+    assert {"devices", "c4_gpu", "quoridor_agent", "othello_gpu"} <= set(limits)
     total = sum(int(seconds) for seconds in limits.values())
     assert total <= COMMAND_LIMIT_S <= 12 * 60, limits
     # Each training's limit holds its time limit, with room to build and judge at the end.
@@ -130,3 +145,20 @@ def test_accelerator_check__its_phases_time_limits_fit_one_command(output):
         _, config = _config(name, flags)
         assert int(limits[name]) >= config.time_limit_minutes * 60 + 20, name
     assert re.search(rf"phases' time limits sum to {total} s", SCRIPT.read_text()), total
+
+
+def test_accelerator_check__its_pgx_set_trains_go_9x9_s_gpu_preset_in_one_command(pgx_output):
+    trainings = _trainings(pgx_output)
+    assert list(trainings) == ["pgx_go_9x9_gpu"]
+    preset, config = _config("pgx_go_9x9_gpu", trainings["pgx_go_9x9_gpu"])
+    own = configs.get_config("pgx_go_9x9", "gpu")
+    assert preset == "pgx_go_9x9:gpu" and config.network.to_dict() == own.network.to_dict()
+    assert 0 < config.time_limit_minutes < own.time_limit_minutes
+    assert config.evaluation.final and tuple(config.evaluation.opponents) == tuple(
+        own.evaluation.opponents
+    )  # the generic ladder
+    limits = _limits(pgx_output)
+    total = sum(int(seconds) for seconds in limits.values())
+    assert total <= COMMAND_LIMIT_S, limits
+    assert int(limits["pgx_go_9x9_gpu"]) >= config.time_limit_minutes * 60 + 20
+    assert re.search(rf"Its phases' time limits sum to {total} s", SCRIPT.read_text()), total

@@ -63,12 +63,17 @@ def served_spec(
         raise BadRequest(f"agent: {name} plays {', '.join(kind.games)} only, not {game}.")
     if game is not None and settings is not None and kind.only_settings is not None:
         allowed = kind.only_settings(game)
+        if not allowed:
+            raise BadRequest(
+                f"agent: {name} plays {game} at no settings yet; GET /api/games lists the "
+                "agents that play it."
+            )
         if settings not in allowed:
 
             def shown(one):
-                return ",".join(f"{key}={value}" for key, value in one.items())
+                return ",".join(f"{key}={value}" for key, value in one.items()) or "no settings"
 
-            where = " or ".join(shown(one) for one in allowed) or "no settings yet"
+            where = " or ".join(shown(one) for one in allowed)
             raise BadRequest(f"agent: {name} plays {game} at {where} only, not {shown(settings)}.")
     if strength is None:
         if argument or simulations is not None:
@@ -98,13 +103,20 @@ def _shown(text: str, most: int = 40) -> str:
     return f"{text[:most]!r}... ({len(text)} characters)"
 
 
+def _plays_somewhere(kind: agents.AgentKind, game: str) -> bool:
+    """Whether ``kind`` plays the game ``game`` at some settings."""
+    return kind.plays(game) and (kind.only_settings is None or bool(kind.only_settings(game)))
+
+
 def catalogue(config: ServerConfig) -> dict[str, Any]:
     """``GET /api/games``: each game with its settings' bounds, the agents that play it and
-    the settings at which the solver answers; the human's sides."""
+    the settings at which the solver answers; the human's sides. An agent limited to settings
+    at which it plays none of a game (``az:pretrained`` where no network ships for it) is not
+    listed for that game."""
     listed = []
     for name in games.available():
         kinds = []
-        for kind in [k for k in served_kinds(config) if k.plays(name)]:
+        for kind in [k for k in served_kinds(config) if _plays_somewhere(k, name)]:
             described = {"spec": kind.kind, "label": kind.label, "strength": None}
             if kind.strength:
                 described["strength"] = {
@@ -147,7 +159,8 @@ def new_session_model(config: ServerConfig) -> type[contract.NewSession]:
 
 
 def describe(game: Game, spec: str) -> str:
-    """An agent as the status names it: "Connect Four (rows 6, cols 7, connect 4), mcts:50"."""
+    """An agent as the status names it: "Connect Four (rows 6, cols 7, connect 4), mcts:50",
+    or for a game with no settings "Go 9x9 (pgx), mcts:50"."""
     settings = dict(game.settings)
     shown = ", ".join(f"{name} {value}" for name, value in settings.items())
-    return f"{games.record(game.name).title} ({shown}), {spec}"
+    return f"{games.record(game.name).title}{f' ({shown})' if shown else ''}, {spec}"

@@ -10,7 +10,8 @@ A bundle is two files named by the agent's key (``pretrained.key_of``):
   how the move is read from it (``choice``: the most visited move for PUCT, sequential
   halving's choice for Gumbel). The page's search is the one the run's policy registered
   as its ``page`` (``search.register``); a policy that registered none is refused in one
-  line, since the page could not play it as JAX does.
+  line, since the page could not play it as JAX does. So is an agent of a game whose rules
+  the page has not in JavaScript (``PAGE_GAMES``; pgx's games, a game of one's own).
 
 ``write_page_agents`` writes a bundle per agent and ``agents.json``, the page's list of them.
 """
@@ -31,6 +32,9 @@ FORMAT = 2  # the bundle JSON's version; the page refuses another (2: Gumbel's s
 INDEX_FILE = "agents.json"
 # The offline page's own searches (play/static/offline/search.js), each with its move rule.
 PAGE_SEARCHES = {"puct": "most_visited", "gumbel": "sequential_halving"}
+# The games whose rules the offline page has in JavaScript (play/static/offline/games.js, its
+# MAKERS; tests/play/test_offline_rules.py keeps the two equal).
+PAGE_GAMES = ("connect_four", "othello", "quoridor", "tic_tac_toe")
 _SEARCH_KEYS = (
     "policy",
     "num_simulations",
@@ -50,7 +54,12 @@ def describe(run: runs.RestoredNetwork, *, num_simulations: int | None = None) -
     Args:
       run: the network and the config it was trained with.
       num_simulations: simulations per move (None: the run's own).
+
+    Raises:
+      ValueError: a game whose rules the page has not (``PAGE_GAMES``), or a search policy
+        with no search on the page; one line.
     """
+    check_page_game(run.game.name)
     policy = search.policies.get(run.config.search.policy)
     if policy.page not in PAGE_SEARCHES:
         raise ValueError(
@@ -88,6 +97,17 @@ def describe(run: runs.RestoredNetwork, *, num_simulations: int | None = None) -
     }
 
 
+def check_page_game(name: str) -> None:
+    """Raises ValueError, in one line, unless the offline page has the rules of the game
+    ``name`` in JavaScript (``PAGE_GAMES``): it plays its agents' searches in the browser."""
+    if name not in PAGE_GAMES:
+        raise ValueError(
+            f"The offline page has JavaScript rules only for {', '.join(PAGE_GAMES)}, not for "
+            f"{name}, so it cannot play this agent; play it with alphazero-serve or "
+            "alphazero-play."
+        )
+
+
 def write_bundle(
     run: runs.RestoredNetwork, folder: pathlib.Path, *, num_simulations: int | None = None
 ) -> dict:
@@ -96,7 +116,7 @@ def write_bundle(
 
     Raises:
       ValueError: the network has no ONNX writer (``onnx_network.check_exportable``), or
-        the run's search policy has no search on the page (``describe``); one line.
+        the page cannot play the run's game or search policy (``describe``); one line.
     """
     folder.mkdir(parents=True, exist_ok=True)
     described = describe(run, num_simulations=num_simulations)

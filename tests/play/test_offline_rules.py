@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from alphazero_jax import games, search
+from alphazero_jax.play import web_bundle
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="needs node (Node.js 18 or newer)")
@@ -118,3 +119,18 @@ def test_offline_rules__refuse_a_game_without_rules():
         cwd=pathlib.Path(__file__).parents[2],
     )
     assert done.stdout.startswith("No rules for the game chess in the page")
+
+
+def test_offline_rules__are_for_the_games_the_export_lets_through():
+    script = (
+        "import('./alphazero_jax/play/static/offline/games.js')"
+        ".then(m => console.log(JSON.stringify(Object.keys(m.MAKERS))))"
+    )
+    done = subprocess.run(
+        [NODE, "--input-type=module", "-e", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=pathlib.Path(__file__).parents[2],
+    )
+    assert sorted(json.loads(done.stdout)) == sorted(web_bundle.PAGE_GAMES)

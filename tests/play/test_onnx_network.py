@@ -5,6 +5,7 @@ line."""
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -248,3 +249,33 @@ def test_export_web_program__fails_in_one_line(tmp_path, arguments, expected):
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], lines
+
+
+def test_export_web_program__refuses_a_game_without_rules_on_the_page_in_one_line(tmp_path):
+    """An agent of pgx's Tic-Tac-Toe (the shipped Tic-Tac-Toe network relabelled: pgx's board
+    has the same shapes) is refused: the page has JavaScript rules for its own four games."""
+    pytest.importorskip("pgx")
+    agent = tmp_path / "agent"
+    shutil.copytree(pretrained.directory() / "tic_tac_toe-rows3-cols3-connect3", agent)
+    described = json.loads((agent / pretrained.AGENT_FILE).read_text())
+    described.update(game="pgx_tic_tac_toe", settings={})
+    (agent / pretrained.AGENT_FILE).write_text(json.dumps(described))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "alphazero_jax.cli.export_web",
+            f"--output={tmp_path / 'out'}",
+            f"--workdir={agent}",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "error: The offline page has JavaScript rules only for connect_four, othello, quoridor, "
+        "tic_tac_toe, not for pgx_tic_tac_toe, so it cannot play this agent; play it with "
+        "alphazero-serve or alphazero-play."
+    ]
+    assert not list((tmp_path / "out").glob("*"))  # no bundle written

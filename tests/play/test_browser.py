@@ -450,3 +450,90 @@ def test_a_game_registered_outside_the_package_is_played_on_a_generic_grid(
     assert status.split(".")[0] in ("You win", "The agent wins"), status
     assert not driver.find_elements(By.CSS_SELECTOR, ".generic-move")  # no legal move left
     _shot(driver, "nim.png", tmp_path)
+
+
+def test_a_pgx_grid_game_is_played_by_clicking_its_cells(driver, url, tmp_path):
+    """pgx's Tic-Tac-Toe, drawn by the generic module from its board JSON (a move per cell):
+    a click on a cell plays it, the stone is drawn and the agent's reply after it."""
+    pytest.importorskip("pgx")
+    driver.get(url)
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#game option[value=pgx_tic_tac_toe]")
+    )
+    _wait_settled(driver)  # the page starts a game of its own first
+    Select(driver.find_element(By.ID, "game")).select_by_value("pgx_tic_tac_toe")
+    agent = Select(driver.find_element(By.ID, "agent"))
+    offered = [option.get_attribute("value") for option in agent.options]
+    assert offered == ["mcts", "minimax", "greedy", "random"]  # no network ships for it
+    agent.select_by_value("random")
+    Select(driver.find_element(By.ID, "human")).select_by_value("first")
+    driver.find_element(By.ID, "new-game").click()
+    _wait_settled(driver)
+    cells = driver.find_elements(By.CSS_SELECTOR, ".generic-cell")
+    names = [cell.get_attribute("data-move") for cell in cells]
+    assert names == ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"]  # rows from the top
+    assert all(cell.is_enabled() for cell in cells)
+    assert not driver.find_elements(By.CSS_SELECTOR, ".generic-stone, .generic-move")
+    driver.find_element(By.CSS_SELECTOR, '.generic-cell[data-move="b2"]').click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: len(_moves(d).split()) == 2)
+    _wait_settled(driver)
+    first, reply = _moves(driver).split()
+    assert first == "b2"
+    assert driver.find_elements(By.CSS_SELECTOR, '.generic-cell[data-move="b2"] .generic-stone.p1')
+    replied = driver.find_element(By.CSS_SELECTOR, f'.generic-cell[data-move="{reply}"]')
+    assert replied.find_elements(By.CSS_SELECTOR, ".generic-stone.p2.last")
+    enabled = driver.find_elements(By.CSS_SELECTOR, ".generic-cell:enabled")
+    assert sorted(cell.get_attribute("data-move") for cell in enabled) == sorted(
+        set(names) - {"b2", reply}
+    )
+    assert f"The agent played {reply}" in driver.find_element(By.ID, "search-note").text
+    _shot(driver, "pgx_tic_tac_toe.png", tmp_path)
+
+
+_RENDER_GENERIC = """
+const done = arguments[arguments.length - 1];
+import('./games/generic.js').then((generic) => {
+  const clicked = [];
+  const grid = document.createElement('div');
+  const view = {
+    board: {rows: 2, cols: 2, cells: [[1, 0], [0, 0]], cell_moves: [['a1', 'b1'], ['a2', 'b2']]},
+    text: 'unused', moves: 'a1', legal_moves: ['b1', 'a2', 'pass'],
+  };
+  generic.render(grid, view, {shares: {b1: 0.7, a2: 0.1, pass: 0.2}, canMove: true},
+                 (move) => clicked.push(move));
+  const cells = [...grid.querySelectorAll('.generic-cell')].map((cell) => [
+    cell.dataset.move, cell.disabled, cell.textContent, cell.style.background.includes('color-mix'),
+    cell.querySelector('.generic-stone') ? cell.querySelector('.generic-stone').className : null,
+  ]);
+  const offBoard = [...grid.querySelectorAll('.generic-move')].map((b) => [b.dataset.move,
+                                                                          b.title]);
+  for (const move of ['a1', 'b1', 'pass']) grid.querySelector(`[data-move="${move}"]`).click();
+  const text = document.createElement('div');
+  generic.render(text, {board: {position: null}, text: 'Nim', moves: '', legal_moves: ['a1', 'b2']},
+                 {shares: null, canMove: false}, () => {});
+  done({cells, offBoard, clicked, text: text.innerHTML});
+}).catch((error) => done(String(error)));
+"""
+
+
+def test_the_generic_module_shades_a_grids_moves_and_draws_any_other_game_as_before(driver, url):
+    driver.get(url)
+    drawn = driver.execute_async_script(_RENDER_GENERIC)
+    assert isinstance(drawn, dict), drawn
+    # [move, disabled, text, shaded, stone]: a1 holds the last move's stone; b1 and a2 are
+    # legal, shaded, with their shares written; b2 is not legal.
+    assert drawn["cells"] == [
+        ["a1", True, "", False, "generic-stone p1 last"],
+        ["b1", False, "70%", True, None],
+        ["a2", False, "10%", True, None],
+        ["b2", True, "", False, None],
+    ]
+    assert drawn["offBoard"] == [["pass", "pass: 20% of the search"]]  # beside the board
+    assert drawn["clicked"] == ["b1", "pass"]  # a1 is taken: its click plays nothing
+    # A board with no grid: the text and a button per legal move, exactly as before the grid.
+    assert drawn["text"] == (
+        '<pre class="generic-text">Nim</pre>'
+        '<div class="generic-moves" style="grid-template-columns: repeat(2, auto);">'
+        '<button type="button" class="generic-move" data-move="a1" disabled="">a1</button>'
+        '<button type="button" class="generic-move" data-move="b2" disabled="">b2</button></div>'
+    )

@@ -92,7 +92,10 @@ class Game(NamedTuple):
 
     - to_json: ``(state) -> dict``, the position for a front end to draw, as plain JSON
       values (the game's own shape; for grid games ``{"rows", "cols", "cells"}`` with
-      ``cells[r][c]`` 0 empty, 1 first player's, 2 second player's, top row first).
+      ``cells[r][c]`` 0 empty, 1 first player's, 2 second player's, top row first). With
+      ``cell_moves[r][c]`` too, the move a click on that cell plays, the play page draws a
+      game it has no module for as a board of clickable cells (its other moves, a pass, as
+      buttons beside it); without, as its ``to_text`` and a button per legal move.
 
     Games compare and hash by identity (they hold functions and NumPy tables), so a Game
     can key a cache or be a static argument of ``jax.jit``; ``games.make`` returns the same

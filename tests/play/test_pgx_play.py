@@ -94,6 +94,17 @@ def test_routes__agent_move_and_a_hint_in_a_pgx_game_and_a_missing_agent_refused
     assert refused.json()["error"].startswith("agent: az:pretrained plays pgx_tic_tac_toe at no")
 
 
+def test_routes__a_new_pgx_othello_game_starts_from_the_four_middle_discs(client):
+    # pgx's Othello starts with a weakly typed turn, a Python int outside jit.
+    opened = client.post("/api/sessions", json={"game": "pgx_othello", "agent": "random"})
+    assert opened.status_code == 200, opened.text
+    view = opened.json()
+    # White on d4 and e5, Black (who moves first) on e4 and d5, and Black's four openings.
+    cells = view["board"]["cells"]
+    assert [row[3:5] for row in cells[3:5]] == [[2, 1], [1, 2]] and sum(map(sum, cells)) == 6
+    assert sorted(view["legal_moves"]) == ["c4", "d3", "e6", "f5"]
+
+
 def _first_legal(game):
     """Plays the lowest legal action (a1, the top-left cell, in pgx's Tic-Tac-Toe)."""
     import jax

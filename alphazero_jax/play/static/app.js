@@ -1,7 +1,8 @@
 // The play page: settings on the left, the game on the right. It talks to the server only
 // through the JSON API (/api/...); each game's drawing and input is a module in games/, and
-// a game with none (one registered outside the package) is drawn by games/generic.js. A
-// game's title, notation and the settings a player never chooses come from GET /api/games.
+// a game with none (pgx's, one registered outside the package) is drawn by games/generic.js
+// (a clickable board where its board JSON names a move per cell). A game's title, notation
+// and the settings a player never chooses come from GET /api/games.
 
 import * as connectFour from "./games/connect_four.js";
 import * as generic from "./games/generic.js";

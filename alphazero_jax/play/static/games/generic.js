@@ -1,4 +1,4 @@
-// Any game the page has no module of its own for (a game registered with games.register).
+// Any game the page has no module of its own for (pgx's, one registered with games.register).
 //
 // A game whose board JSON is a grid with a move per cell ({rows, cols, cells, cell_moves}:
 // cells[r][c] 0 empty, 1 the first player's stone, 2 the second's; cell_moves[r][c] the move

@@ -98,7 +98,8 @@ function drawGrid(view, overlay, onMove) {
   const board = document.createElement("div");
   board.className = "generic-board";
   board.style.gridTemplateColumns = `repeat(${cols}, var(--generic-cell))`;
-  board.style.setProperty("--generic-cell", `min(2.9rem, ${(30 / cols).toFixed(2)}rem)`);
+  // Cells as Othello's, smaller on a large board (Go 19x19) so that it fits beside the settings.
+  board.style.setProperty("--generic-cell", `min(2.9rem, ${(27 / cols).toFixed(2)}rem)`);
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       const move = cellMoves[r][c];

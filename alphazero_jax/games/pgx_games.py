@@ -329,10 +329,18 @@ def notation(spec: PgxGame) -> str:
 
 
 def move_pattern(spec: PgxGame) -> str:
-    """The regex of one move's text (any case), for its record."""
+    """The regex of one move's text (any case), for its record: the board's own cells (so
+    that a cell off every game's board, z9, is in no game's notation) or columns."""
     if spec.layout == "cells":
+        height, width = spec.board
+        last = _FILES[width - 1]
+        kelvin = "\\u212a" if width > _FILES.index("k") else ""  # K, the Kelvin sign, is k
+        rows = "|".join(str(row) for row in range(height, 0, -1))
         any_case = ("".join(f"[{c}{c.upper()}]" for c in word) for word in spec.extra)
-        return "[a-zA-Z][0-9]{1,2}" + "".join(f"|{word}" for word in any_case)
+        cells = f"[a-{last}A-{last.upper()}{kelvin}]({rows})"
+        return cells + "".join(f"|{word}" for word in any_case)
+    if spec.layout == "columns":
+        return "|".join(str(column) for column in range(spec.board[1], 0, -1))
     return "[0-9]{1,4}"
 
 

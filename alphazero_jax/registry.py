@@ -114,7 +114,7 @@ class Registry(Generic[T]):
         """
         self._load()
         if not isinstance(name, str) or name not in self._entries:
-            raise ValueError(self._missing.get(name) or self.unknown(name))
+            raise ValueError(self.why_unavailable(name) or self.unknown(name))
         return self._entries[name]
 
     def unavailable(self, name: str, why: str) -> None:
@@ -122,6 +122,11 @@ class Registry(Generic[T]):
         dependency is missing): ``get(name)`` refuses it with ``why``, one line that says
         how to install it, instead of calling it unknown; ``available()`` leaves it out."""
         self._missing[name] = why
+
+    def why_unavailable(self, name: object) -> str | None:
+        """The line that refuses ``name`` where it is marked ``unavailable``, else None."""
+        self._load()
+        return self._missing.get(name) if isinstance(name, str) else None
 
     def unknown(self, name: object) -> str:
         """The one line that refuses ``name``."""

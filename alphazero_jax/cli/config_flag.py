@@ -15,7 +15,7 @@ import sys
 from absl import flags
 from ml_collections import config_flags
 
-from alphazero_jax import configs
+from alphazero_jax import configs, plugs
 
 
 class _PresetParser(flags.ArgumentParser):
@@ -32,8 +32,10 @@ class _PresetParser(flags.ArgumentParser):
         head, _, preset = path.partition(":")
         if head not in configs.available():
             if not os.path.isfile(head):
+                # A game whose optional dependency is missing: the line says how to install it.
                 raise ValueError(
-                    f"expected GAME:PRESET with a game of {configs.available()}, or a config "
+                    plugs.GAMES.why_unavailable(head)
+                    or f"expected GAME:PRESET with a game of {configs.available()}, or a config "
                     f"file FILE.py[:ARG] that exists, got {path!r}."
                 )
             return self._file_parser.parse(path)

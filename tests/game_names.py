@@ -11,14 +11,15 @@ from alphazero_jax.games import pgx_games
 PGX = tuple(name for name in games.available() if name.startswith(pgx_games.PREFIX))
 BUILT_IN = tuple(name for name in games.available() if name not in PGX)
 PGX_CHEAPEST = tuple(name for name in PGX if name == "pgx_tic_tac_toe")
-DEFAULT = BUILT_IN + PGX_CHEAPEST  # the games that the default suite's loops run over
+PGX_QUICK = PGX_CHEAPEST + tuple(name for name in PGX if name == "pgx_connect_four")
+DEFAULT = BUILT_IN + PGX_CHEAPEST  # the games of the default suite's loops
 
 
-def marked(names) -> list:
-    """``names`` as pytest parameters, each one outside ``DEFAULT`` marked ``long``."""
-    return [
-        name if name in DEFAULT else pytest.param(name, marks=pytest.mark.long) for name in names
-    ]
+def marked(names, default=DEFAULT, value=lambda name: name) -> list:
+    """``value(name)`` for each of ``names``, as pytest parameters: those of the names outside
+    ``default`` marked ``long``."""
+    long = pytest.mark.long
+    return [value(n) if n in default else pytest.param(value(n), marks=long) for n in names]
 
 
 EVERY = marked(games.available())  # every registered game, pgx's costly ones marked long

@@ -1,18 +1,22 @@
 """The game contract, checked by ``games.check_game`` on every registered game (and on a
 non-default shape of each); what the contract leaves to each game (the registry, the grid
-games' JSON board and its picture) is checked here."""
+games' JSON board and its picture) is checked here. pgx's games other than Tic-Tac-Toe and
+Connect Four are checked under ``long`` (``game_names``), the largest on fewer games."""
 
 import json
 
 import jax
 import pytest
+from game_names import BUILT_IN, PGX, PGX_QUICK, marked
 
 from alphazero_jax import games
 
 BATCH = 256  # random games played by check_game per case
+FEWER = {"pgx_chess": 8, "pgx_shogi": 8, "pgx_go_19x19": 8}  # a state of kilobytes, 512+ plies
+FEWER |= {"pgx_go_9x9": 32, "pgx_gardner_chess": 32, "pgx_animal_shogi": 32}
 
 # Quoridor's default (9x9) is covered by its OpenSpiel differential; here its 5x5.
-CASES = [(name, {}) for name in games.available() if name != "quoridor"] + [
+CASES = [(name, {}) for name in BUILT_IN if name != "quoridor"] + [
     ("connect_four", {"rows": 5, "cols": 4, "connect": 3}),
     ("connect_four", {"rows": 10, "cols": 10, "connect": 5}),
     ("tic_tac_toe", {"rows": 4, "cols": 5, "connect": 4}),
@@ -20,6 +24,7 @@ CASES = [(name, {}) for name in games.available() if name != "quoridor"] + [
     ("othello", {"size": 10, "legal_plane": 1}),
     ("quoridor", {"size": 5, "walls": 3, "distance_planes": 0}),
 ]
+CASES += marked(PGX, PGX_QUICK, lambda name: (name, {}))
 
 
 @pytest.fixture(
@@ -33,15 +38,16 @@ def game(request):
 @pytest.fixture(scope="module")
 def report(game):
     """check_game's run over the game: it raises GameContractError naming a broken rule."""
-    return games.check_game(game, num_games=BATCH)
+    return games.check_game(game, num_games=FEWER.get(game.name, BATCH))
 
 
 def test_game__meets_the_contract(game, report):
     """check_game passes, having tried enough: every game met illegal moves, and at least
     half of the symmetries map the start onto itself, so that play checks them (Othello's
     start is not mirror-symmetric: its own test draws the mirrored positions)."""
-    assert report.num_games == BATCH
-    assert report.num_positions >= BATCH * 5
+    num_games = FEWER.get(game.name, BATCH)
+    assert report.num_games == num_games
+    assert report.num_positions >= num_games * 5
     assert report.num_illegal_moves > 0, "the random games should meet some illegal moves"
     assert report.symmetries_played[0] == "identity"
     assert len(report.symmetries_played) >= len(game.symmetries) // 2
@@ -56,9 +62,14 @@ def test_game__json_board_is_plain_json_and_agrees_with_the_text(game, report):
     moves = list(report.longest_game)
     plies = (0, 3, len(moves))
     positions = games.replay_batch(game, [moves[:ply] for ply in plies])
-    start = game.to_json(jax.tree.map(lambda x: x[0], positions))["cells"]
-    for index in range(len(plies)):
-        state = jax.tree.map(lambda x, i=index: x[i], positions)
+    states = [jax.tree.map(lambda x, i=index: x[i], positions) for index in range(len(plies))]
+    if "cells" not in game.to_json(states[0]):  # pgx's chess, shogi: a position's text, no grid
+        for state in states:
+            board = game.to_json(state)
+            assert json.loads(json.dumps(board)) == board and isinstance(game.to_text(state), str)
+        return
+    start = game.to_json(states[0])["cells"]
+    for state in states:
         board = game.to_json(state)
         assert json.loads(json.dumps(board)) == board
         stones = sum(cell != 0 for row in board["cells"] for cell in row)

@@ -1,6 +1,7 @@
-"""pgx's games through the game contract (``games/pgx_games.py``): ``check_game`` on each, a
-differential against pgx's own ``env.step`` over random games, their notation and pictures
-drawn by hand, and the one-line refusal where pgx is not installed.
+"""pgx's games through the game contract (``games/pgx_games.py``): a differential against
+pgx's own ``env.step`` over random games, their notation and pictures drawn by hand, and the
+one-line refusal where pgx is not installed. ``check_game`` runs on each in
+``test_game_conformance.py``.
 
 Tic-Tac-Toe and Connect Four run in ``make test``; the others compile pgx's rules for seconds
 (chess, shogi and Go 19x19 for minutes) and are marked ``long``."""
@@ -14,36 +15,17 @@ import jax.numpy as jnp
 import numpy as np
 import pgx
 import pytest
-from game_names import BUILT_IN, PGX
+from game_names import BUILT_IN, PGX, PGX_QUICK, marked
 
 from alphazero_jax import games
 from alphazero_jax.games import pgx_games
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-QUICK = ("pgx_tic_tac_toe", "pgx_connect_four")  # a few seconds each on two cores
-NUM_GAMES = {"pgx_chess": 8, "pgx_shogi": 8, "pgx_go_19x19": 8}  # check_game's; else 64
 ENV_IDS = {pgx_games.PREFIX + spec.env_id: spec.env_id for spec in pgx_games.GAMES}
-
-
-def _by_cost(names):
-    return [n if n in QUICK else pytest.param(n, marks=pytest.mark.long) for n in names]
 
 
 def test_pgx_games__all_ten_are_registered_where_pgx_is_installed():
     assert set(PGX) == set(ENV_IDS) and len(PGX) == 10
-
-
-@pytest.mark.parametrize("name", _by_cost(PGX))
-def test_pgx_game__meets_the_contract(name):
-    game = games.make(name)
-    num_games = NUM_GAMES.get(name, 64)
-    report = games.check_game(game, num_games=num_games)
-    assert report.num_games == num_games and report.num_positions >= num_games * 5
-    assert report.num_illegal_moves > 0, "the random games should meet some illegal moves"
-    assert report.symmetries_played[0] == "identity"
-    assert len(report.symmetries_played) >= len(game.symmetries) // 2
-    assert 0 < len(report.longest_game) <= game.max_num_moves
-    assert games.make(name) is game
 
 
 # The differential: the same random games stepped by pgx's ``env.step`` and by ours.
@@ -129,7 +111,7 @@ def _play_both(game, env, key, num_games, num_plies):
     return {rule: jnp.concatenate([start[rule][None], kept[rule]]) for rule in start}, ours.terminal
 
 
-@pytest.mark.parametrize("name", _by_cost(PGX))
+@pytest.mark.parametrize("name", marked(PGX, PGX_QUICK))
 def test_pgx_game__steps_as_pgx_does(name):
     game, env = games.make(name), pgx.make(ENV_IDS[name])
     num_games, num_plies = DIFFERENTIAL.get(name, (8, game.max_num_moves + 1))
@@ -254,3 +236,19 @@ def test_train_entry_point__without_pgx_refuses_a_pgx_game_in_one_line(tmp_path)
     errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and 'pip install "alphazero_jax[pgx]"' in errors[0], done.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_pgx_grid_game__its_move_pattern_admits_the_letters_of_its_board_only():
+    from alphazero_jax.games import records
+    from alphazero_jax.play import contract
+
+    def admitted(name, text):
+        return records.matches(games.record(name).one_move_pattern(), text)
+
+    assert admitted("pgx_tic_tac_toe", "c3") and admitted("pgx_tic_tac_toe", "C3")
+    assert not admitted("pgx_tic_tac_toe", "d1")
+    # Hex's k, also as the Kelvin sign (U+212A), which Python lowercases to k and reads.
+    assert games.make("pgx_hex").actions_from_text("\u212a5") == [4 * 11 + 10]
+    assert admitted("pgx_hex", "\u212a5") and admitted("pgx_hex", "swap")
+    assert not admitted("pgx_hex", "l1")
+    assert not contract.is_move_text("z9")  # a cell of no board here: no game's notation

@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+from game_names import DEFAULT
+
 from alphazero_jax import configs
 from alphazero_jax.cli import config_flag
 
@@ -25,7 +27,7 @@ def test_presets_help__names_exactly_the_registered_presets_of_every_game():
     assert set(named) == set(configs.available())
     for game, presets in named.items():
         assert presets == list(configs.presets(game)), game
-        for preset in presets:
+        for preset in presets if game in DEFAULT else ():  # pgx's others: test_configs.py
             configs.get_config(game, preset)  # a preset named here builds
 
 

@@ -7,6 +7,7 @@ import inspect
 import flax.linen as nn
 import ml_collections
 import pytest
+from game_names import DEFAULT, marked
 
 from alphazero_jax import configs, games, networks, search
 from alphazero_jax.configs import settings, table
@@ -106,7 +107,7 @@ def test_register__refuses_a_taken_name_and_a_name_that_is_no_identifier(registe
         games.register("my game", registered)
 
 
-@pytest.mark.parametrize("game", configs.available())
+@pytest.mark.parametrize("game", marked(configs.available()))
 def test_presets__every_preset_of_every_game_is_valid(game):
     from alphazero_jax.configs.plan import read
 
@@ -116,7 +117,7 @@ def test_presets__every_preset_of_every_game_is_valid(game):
             read(config, num_devices=8 if preset in ("gpu", "default") else 1)
 
 
-@pytest.mark.parametrize("game", [*configs.available(), "four"])
+@pytest.mark.parametrize("game", [*marked(configs.available()), "four"])
 def test_presets__every_game_has_smoke_cpu_and_gpu_with_a_budget(game, request):
     """Presets by hardware: ``cpu`` and ``gpu`` stop at a time limit, evaluated at the end;
     the agent recipes are marked and out of the user's list but still build."""
@@ -164,7 +165,7 @@ def test_auto__picks_the_preset_of_the_first_device_s_kind(monkeypatch, platform
     import jax
 
     monkeypatch.setattr(jax, "devices", lambda *a: [types.SimpleNamespace(platform=platform)])
-    for game in configs.available():
+    for game in DEFAULT:  # pgx's others take seconds to make; their presets are those of one
         assert configs.resolve_preset(game, configs.AUTO) == expected, game
         made, named = configs.get_config(game), configs.get_config(game, expected)
         assert made.to_dict() == named.to_dict(), game  # get_config's default is auto

@@ -88,7 +88,8 @@ def _kept(game, first, ours, theirs, before, fresh, bad_key):
 def _play_both(game, env, key, num_games, num_plies):
     """Steps pgx's states and ours with the same random legal actions for ``num_plies`` plies
     (ours, once pgx's game is over, with any action in ``[-1, A]``). Returns each rule's
-    bool[T, B] over the T = ``num_plies + 1`` positions, True where kept."""
+    bool[T, B] over the T = ``num_plies + 1`` positions, True where kept; whether each game
+    is over at the end, bool[B]; pgx's id of each game's first mover, int[B]."""
     keys = jax.random.split(key, num_games)
     ours, theirs = jax.vmap(game.init)(keys), jax.vmap(env.init)(keys)
     first = theirs.current_player  # pgx's id of the side that moves first
@@ -108,15 +109,20 @@ def _play_both(game, env, key, num_games, num_plies):
     start = _kept(game, first, ours, theirs, ours, jnp.ones(num_games, bool), key)
     plies = jax.random.split(jax.random.fold_in(key, 1), num_plies)
     (ours, _), kept = jax.lax.scan(ply, (ours, theirs), plies)
-    return {rule: jnp.concatenate([start[rule][None], kept[rule]]) for rule in start}, ours.terminal
+    kept = {rule: jnp.concatenate([start[rule][None], kept[rule]]) for rule in start}
+    return kept, ours.terminal, first
 
 
 @pytest.mark.parametrize("name", marked(PGX, PGX_QUICK))
 def test_pgx_game__steps_as_pgx_does(name):
+    """From the same keys, with the same random legal actions, our state agrees with pgx's
+    at every ply (mask, observation, end, rewards by colour, colour to move); once over, it
+    stays put under any action; a bad action at any live ply would lose for the mover."""
     game, env = games.make(name), pgx.make(ENV_IDS[name])
     num_games, num_plies = DIFFERENTIAL.get(name, (8, game.max_num_moves + 1))
     play = jax.jit(lambda key: _play_both(game, env, key, num_games, num_plies))
-    kept, over = jax.device_get(play(jax.random.key(0)))
+    kept, over, first = jax.device_get(play(jax.random.key(0)))
+    assert set(first.tolist()) == {0, 1}, "either of pgx's player ids should move first"
     for rule, ok in kept.items():
         broken = np.argwhere(~ok)
         assert not broken.size, f"{name}: {rule} broken at (ply, game) {broken[:4].tolist()}"

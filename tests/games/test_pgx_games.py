@@ -3,8 +3,8 @@ pgx's own ``env.step`` over random games, their notation and pictures drawn by h
 one-line refusal where pgx is not installed. ``check_game`` runs on each in
 ``test_game_conformance.py``.
 
-Tic-Tac-Toe and Connect Four run in ``make test``; the others compile pgx's rules for seconds
-(chess, shogi and Go 19x19 for minutes) and are marked ``long``."""
+The differential runs Tic-Tac-Toe and Connect Four in ``make test``; the others compile
+pgx's rules for seconds (chess, shogi and Go 19x19 for a minute or more) and are ``long``."""
 
 import os
 import subprocess
@@ -169,7 +169,6 @@ def test_pgx_game__a_wrong_move_is_refused_naming_it():
         games.make("pgx_connect_four").actions_from_text("4 8")
 
 
-@pytest.mark.long
 def test_pgx_go_9x9__the_pass_is_the_action_after_the_cells_and_every_symmetry_keeps_it():
     game = games.make("pgx_go_9x9")
     assert game.num_actions == 82
@@ -180,15 +179,11 @@ def test_pgx_go_9x9__the_pass_is_the_action_after_the_cells_and_every_symmetry_k
         assert sorted(symmetry.action_permutation) == list(range(82)), symmetry.name
 
 
-@pytest.mark.long
 def test_pgx_hex__the_swap_is_action_121_and_legal_only_at_the_second_move():
     game = games.make("pgx_hex")
     assert game.actions_from_text("swap") == [121] and game.action_to_text(121) == "swap"
-    legal = [
-        bool(game.legal_action_mask(games.replay(game, moves))[121])
-        for moves in ("", "f6", "f6 a1")
-    ]
-    assert legal == [False, True, False]
+    states = games.replay_batch(game, [game.actions_from_text(m) for m in ("", "f6", "f6 a1")])
+    assert jax.vmap(game.legal_action_mask)(states)[:, 121].tolist() == [False, True, False]
 
 
 @pytest.mark.long

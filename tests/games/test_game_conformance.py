@@ -1,13 +1,13 @@
 """The game contract, checked by ``games.check_game`` on every registered game (and on a
 non-default shape of each); what the contract leaves to each game (the registry, the grid
-games' JSON board and its picture) is checked here. pgx's games other than Tic-Tac-Toe and
-Connect Four are checked under ``long`` (``game_names``), the largest on fewer games."""
+games' JSON board and its picture) is checked here. pgx's games other than Tic-Tac-Toe are
+checked under ``long`` (``game_names``), the largest on fewer games."""
 
 import json
 
 import jax
 import pytest
-from game_names import BUILT_IN, PGX, PGX_QUICK, marked
+from game_names import BUILT_IN, PGX, marked
 
 from alphazero_jax import games
 
@@ -24,7 +24,7 @@ CASES = [(name, {}) for name in BUILT_IN if name != "quoridor"] + [
     ("othello", {"size": 10, "legal_plane": 1}),
     ("quoridor", {"size": 5, "walls": 3, "distance_planes": 0}),
 ]
-CASES += marked(PGX, PGX_QUICK, lambda name: (name, {}))
+CASES += marked(PGX, value=lambda name: (name, {}))  # pgx's differential: test_pgx_games.py
 
 
 @pytest.fixture(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ml_collections
 
-from alphazero_jax import games
+from alphazero_jax import games, search
 from alphazero_jax.evaluation.learning_proof import GENERIC_BASELINES as LADDER
 from alphazero_jax.presets._recipe import agent_recipe
 from alphazero_jax.presets._smoke import budget, shrink
@@ -40,16 +40,38 @@ def _fit(config: ml_collections.ConfigDict) -> None:
     config.search.max_num_considered_actions = min(considered, game.num_actions)
 
 
+REPLAY_BYTES = 2**30  # an accelerator's replay memory, a copy per device, at most
+
+
+SELFPLAY_BYTES = 2**33  # self-play's trajectories and search trees, at most
+
+
+def _games_at_once(game, most: int, num_simulations: int) -> int:
+    """``most`` games at once, halved (to 64 at least) until a game's longest trajectory and
+    its search tree, float32, fit 8 GiB: 64 of chess, 128 of shogi, 1,024 of Go 9x9."""
+    height, width, channels = game.observation_shape
+    position = 4 * (height * width * channels + 2 * game.num_actions + 6)
+    slot = game.max_num_moves * position + search.tree_bytes(game, num_simulations)
+    batch = most
+    while batch > 64 and batch * slot > SELFPLAY_BYTES:
+        batch //= 2
+    return batch
+
+
 def _accelerator(config: ml_collections.ConfigDict) -> None:
-    """The accelerator sizes: a 128 x 6 network (256 x 10 above 100 cells), 1,024 games at
-    once, 128 simulations."""
+    """The accelerator sizes: a 128 x 6 network (256 x 10 and learner batches of 512 above
+    100 cells), 1,024 games at once (fewer where their trajectories and trees would not fit
+    8 GiB), 128 simulations, and a replay memory of a million positions or as many as fit
+    1 GiB (bfloat16: chess's 119 planes and 4,672 actions fit 43,000)."""
     config.num_iterations = 1000
     wide = _cells(config) > 100
     config.network.update(channels=256 if wide else 128, blocks=10 if wide else 6, value_hidden=128)
     config.search.num_simulations = 128
-    config.selfplay.batch_size = 1024
-    config.replay.capacity = 1_000_000
-    config.learner.update(batch_size=1024, updates_per_iteration=64)
+    game = games.make(config.game.name)
+    config.selfplay.batch_size = _games_at_once(game, 1024, config.search.num_simulations)
+    position = 2 * (_cells(config) * game.observation_shape[2] + game.num_actions + 1)
+    config.replay.capacity = min(1_000_000, REPLAY_BYTES // position)
+    config.learner.update(batch_size=512 if wide else 1024, updates_per_iteration=64)
     config.evaluation.update(every=25, games=64, opponents=LADDER)
     _fit(config)
 

@@ -217,14 +217,24 @@ def plug_points_page() -> str:
     )
 
 
-def reference_pages() -> dict[pathlib.Path, str]:
-    """``path -> text`` of every committed page generated from the package."""
+def reference_paths() -> list[pathlib.Path]:
+    """The paths of every committed page generated from the package (none is built)."""
     from alphazero_jax import configs
 
-    pages = {REFERENCE / "settings.md": settings_page()}
-    pages[REFERENCE / "plug_points.md"] = plug_points_page()
-    for game in configs.available():
-        pages[REFERENCE / f"presets_{game}.md"] = presets_markdown(game)
+    presets = [REFERENCE / f"presets_{game}.md" for game in configs.available()]
+    return [REFERENCE / "settings.md", REFERENCE / "plug_points.md", *presets]
+
+
+def reference_pages() -> dict[pathlib.Path, str]:
+    """``path -> text`` of every committed page generated from the package."""
+    pages = {}
+    for path in reference_paths():
+        if path.name == "settings.md":
+            pages[path] = settings_page()
+        elif path.name == "plug_points.md":
+            pages[path] = plug_points_page()
+        else:
+            pages[path] = presets_markdown(path.stem.removeprefix("presets_"))
     return pages
 
 

@@ -52,11 +52,13 @@ CROSS_CUTTING = {
     "play/test_offline_page.py",  # the exported static page in a headless browser
     "play/test_offline_rules.py",  # the page's JavaScript rules against the library's
     "play/test_offline_search.py",  # the page's JavaScript search against JAX
+    "play/test_pgx_play.py",  # pgx's games on the play server, its page and the terminal
     "play/test_web_fuzzed.py",  # random bodies to every route of the app
     "play/test_web_schema.py",  # the app against its OpenAPI schema (schemathesis)
     "test_inputs_fuzzed.py",  # random input to every text or value parser
     "training/test_ideas.py",  # the ideas of the literature, each as settings
     "training/test_multiprocess.py",  # training as two processes
+    "training/test_pgx_training.py",  # pgx's games trained, judged and compared
     "training/test_plug_ins.py",  # plug points used from outside the package
     "training/test_same_weights.py",  # training's weights against an earlier commit's
 }

@@ -178,7 +178,6 @@ register(
 )
 
 
-
 def _register_pgx() -> None:
     """pgx's games (``games/pgx_games.py``) where pgx is installed; elsewhere their names are
     refused in one line that says how to install it."""

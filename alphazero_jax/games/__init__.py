@@ -184,7 +184,7 @@ def _register_pgx() -> None:
     for spec in pgx_games.GAMES:
         name = pgx_games.PREFIX + spec.env_id
         if pgx_games.installed():
-            register(name, pgx_games.factory(spec), record=pgx_games.record_of(spec, GameRecord))
+            register(name, pgx_games.factory(spec), record=pgx_games.record_of(spec))
         else:
             plugs.GAMES.unavailable(name, pgx_games.missing(name))
 

@@ -38,6 +38,7 @@ from flax import struct
 
 from alphazero_jax.games import _board
 from alphazero_jax.games._notation import picture
+from alphazero_jax.games.records import GameRecord
 from alphazero_jax.types import Array, Game, Symmetry
 
 PREFIX = "pgx_"
@@ -344,16 +345,14 @@ def move_pattern(spec: PgxGame) -> str:
     return "[0-9]{1,4}"
 
 
-_LAYOUTS = {"columns": "columns", "cells": "cells"}  # ``networks.any_size``'s, by layout
-
-
-def record_of(spec: PgxGame, record_type: type) -> Any:
+def record_of(spec: PgxGame) -> GameRecord:
     """``spec``'s ``GameRecord``: its title, notation, and the network layout of its actions
-    (``resnet_any_size``'s ``cells_and_pass`` where one action follows the cells)."""
-    layout = _LAYOUTS.get(spec.layout)
+    (``resnet_any_size``'s ``cells``, ``columns``, or ``cells_and_pass`` where one action
+    follows the cells)."""
+    layout = spec.layout
     if spec.layout == "cells" and len(spec.extra) == 1:
         layout = "cells_and_pass"
-    return record_type(
+    return GameRecord(
         title=spec.title,
         notation=notation(spec),
         move_pattern=move_pattern(spec),

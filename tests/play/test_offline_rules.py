@@ -107,25 +107,18 @@ def test_offline_rules__equal_jax_state_by_state_in_random_games(name, settings,
 
 
 def test_offline_rules__refuse_a_game_without_rules():
-    script = (
-        "import('./alphazero_jax/play/static/offline/games.js')"
-        ".then(m => m.makeGame('chess', {})).catch(e => { console.log(e.message); })"
-    )
-    done = subprocess.run(
-        [NODE, "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=pathlib.Path(__file__).parents[2],
-    )
-    assert done.stdout.startswith("No rules for the game chess in the page")
+    printed = _node(".then(m => m.makeGame('chess', {})).catch(e => { console.log(e.message); })")
+    assert printed.startswith("No rules for the game chess in the page")
 
 
 def test_offline_rules__are_for_the_games_the_export_lets_through():
-    script = (
-        "import('./alphazero_jax/play/static/offline/games.js')"
-        ".then(m => console.log(JSON.stringify(Object.keys(m.MAKERS))))"
-    )
+    printed = _node(".then(m => console.log(JSON.stringify(Object.keys(m.MAKERS))))")
+    assert sorted(json.loads(printed)) == sorted(web_bundle.PAGE_GAMES)
+
+
+def _node(then: str) -> str:
+    """What node prints after importing the page's games.js and running ``then`` on it."""
+    script = "import('./alphazero_jax/play/static/offline/games.js')" + then
     done = subprocess.run(
         [NODE, "--input-type=module", "-e", script],
         capture_output=True,
@@ -133,4 +126,4 @@ def test_offline_rules__are_for_the_games_the_export_lets_through():
         check=True,
         cwd=pathlib.Path(__file__).parents[2],
     )
-    assert sorted(json.loads(done.stdout)) == sorted(web_bundle.PAGE_GAMES)
+    return done.stdout

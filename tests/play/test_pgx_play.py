@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from api_client import TestClient
+from play.test_play import _leftmost
 
 from alphazero_jax import games
 from alphazero_jax.play import terminal
@@ -105,31 +106,17 @@ def test_routes__a_new_pgx_othello_game_starts_from_the_four_middle_discs(client
     assert sorted(view["legal_moves"]) == ["c4", "d3", "e6", "f5"]
 
 
-def _first_legal(game):
-    """Plays the lowest legal action (a1, the top-left cell, in pgx's Tic-Tac-Toe)."""
-    import jax
-    import jax.numpy as jnp
-
-    from alphazero_jax.types import Agent
-
-    def act_fn(params, key, states):
-        del params, key
-        return jnp.argmax(jax.vmap(game.legal_action_mask)(states), axis=-1)
-
-    return Agent("first-legal", act_fn)
-
-
 def test_terminal__a_pgx_tic_tac_toe_game_typed_in_its_notation():
     game = games.make("pgx_tic_tac_toe")
     lines = iter(["b2", "b2", "e5", "a3", "b1", "c1", "quit"])
     printed = []
     terminal.run(
-        lambda: PlaySession(game, _first_legal(game), human="first"),
+        lambda: PlaySession(game, _leftmost(game), human="first"),
         read=lambda prompt: next(lines),
         write=printed.append,
     )
     text = "\n".join(printed)
-    assert "pgx_tic_tac_toe: you play first (X) against first-legal." in text
+    assert "pgx_tic_tac_toe: you play first (X) against leftmost." in text
     assert "Refused: b2 is not legal here" in text  # taken
     assert "Refused: Move 'e5' at index 0 of 'e5' is no move of Tic-Tac-Toe (pgx)" in text
     # b2 a1, a3 b1 (the agent's lowest legal cells, from the top-left); then c1 is X's third

@@ -8,6 +8,8 @@
 #   make test-long -- the checks of the whole system marked long: the installed wheel, the
 #                     fault soak, two processes, two trainings of a minute or more (CI runs
 #                     make test, then this).
+#   make test-large -- pgx's chess, shogi and Go 19x19 checked and trained (an hour of two
+#                     cores; CI leaves them out).
 #   make agent     -- train and export a shipped agent from its recipe (GAME=connect_four;
 #                     RECIPE=long_gpu for the shipped Connect Four and Othello 8x8 agents,
 #                     RECIPE=cpu for Othello 6x6 and Quoridor 5x5).
@@ -46,7 +48,7 @@ PLAY_ARGS ?=
 SERVE_ARGS ?=
 PAGE_DIR ?= docs/_build/html/play
 
-.PHONY: install train agent play serve test test-fast test-long lint browser npm page bench docs reference clean
+.PHONY: install train agent play serve test test-fast test-long test-large lint browser npm page bench docs reference clean
 
 $(BIN)/python:
 	@echo "Creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version))"
@@ -118,13 +120,16 @@ npm:
 	fi
 
 test: lint browser npm
-	$(BIN)/pytest $(PYTEST_ARGS) -m "not long"
+	$(BIN)/pytest $(PYTEST_ARGS) -m "not long and not large"
 
 test-fast: lint browser npm
-	$(BIN)/pytest $(PYTEST_ARGS) -m "not slow and not long"
+	$(BIN)/pytest $(PYTEST_ARGS) -m "not slow and not long and not large"
 
 test-long: $(VENV)/.installed-test-$(ACCEL)
-	$(BIN)/pytest $(PYTEST_ARGS) -m long
+	$(BIN)/pytest $(PYTEST_ARGS) -m "long and not large"
+
+test-large: $(VENV)/.installed-test-$(ACCEL)
+	$(BIN)/pytest $(PYTEST_ARGS) -m large
 
 bench: $(VENV)/.installed-bench-$(ACCEL)
 	$(BIN)/python -m experiments.benchmarks.games

@@ -1,7 +1,9 @@
 """Test helper: the registered games by what a test of each costs, for the tests that run over
 every game. The games written here and the cheapest of pgx's run in ``make test``; pgx's
-others (each compiles pgx's rules for seconds, chess, shogi and Go 19x19 for minutes) run
-under ``@pytest.mark.long``. pgx's names are those of ``games/pgx_games.py`` installed here."""
+others (each compiles pgx's rules for seconds) run under ``@pytest.mark.long``; the three
+largest (chess, shogi and Go 19x19, whose rules compile for minutes each) under
+``@pytest.mark.large``, in ``make test-large`` only. pgx's names are those of
+``games/pgx_games.py`` installed here."""
 
 import pytest
 
@@ -12,14 +14,17 @@ PGX = tuple(name for name in games.available() if name.startswith(pgx_games.PREF
 BUILT_IN = tuple(name for name in games.available() if name not in PGX)
 PGX_CHEAPEST = tuple(name for name in PGX if name == "pgx_tic_tac_toe")
 PGX_QUICK = PGX_CHEAPEST + tuple(name for name in PGX if name == "pgx_connect_four")
+PGX_LARGE = tuple(name for name in PGX if name in ("pgx_chess", "pgx_shogi", "pgx_go_19x19"))
 DEFAULT = BUILT_IN + PGX_CHEAPEST  # the games of the default suite's loops
 
 
-def marked(names, default=DEFAULT, value=lambda name: name) -> list:
-    """``value(name)`` for each of ``names``, as pytest parameters: those of the names outside
-    ``default`` marked ``long``."""
-    long = pytest.mark.long
-    return [value(n) if n in default else pytest.param(value(n), marks=long) for n in names]
+def marked(names, default=DEFAULT, value=lambda name: name, large=PGX_LARGE) -> list:
+    """``value(name)`` for each of ``names``, as pytest parameters: those in ``large`` marked
+    ``large``, the others outside ``default`` marked ``long``."""
 
+    def marks(name):
+        if name in large:
+            return (pytest.mark.large,)
+        return () if name in default else (pytest.mark.long,)
 
-EVERY = marked(games.available())  # every registered game, pgx's costly ones marked long
+    return [pytest.param(value(n), marks=marks(n)) for n in names]

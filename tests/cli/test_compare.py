@@ -102,25 +102,31 @@ def test_compare__two_arms_two_seeds_resume_and_report(tmp_path):
     ]
 
 
+# Each starts a process: three in make test, the others long.
+BAD_FLAGS = [
+    (["--arm=tic_tac_toe:smoke", "--iterations=1"], "expected 'NAME=GAME:PRESET"),
+    (["--arm=a=tic_tac_toe:smoke --config.search.nope=1", "--iterations=1"], "names no key"),
+    (["--report_only"], "holds no plan.json"),
+]
+LONG_BAD_FLAGS = [
+    (["--arm=a=tic_tac_toe:nope", "--iterations=1"], "Unknown preset 'nope'"),
+    (
+        ["--arm=a=tic_tac_toe:smoke", "--arm=b=connect_four:smoke", "--iterations=1"],
+        "same game",
+    ),
+    (["--arm=a=tic_tac_toe:smoke"], "one budget"),
+    (["--arm=a=tic_tac_toe:smoke", "--iterations=1", "--judges=perfect_play"], "6x7"),
+    (
+        ["--arm=a=tic_tac_toe:smoke", "--iterations=1", "--judges=ladder", "--anchors=x"],
+        "Unknown agent spec 'x'",
+    ),
+    (["--arm=a=tic_tac_toe:smoke", "--iterations=1", "--reuse=/nowhere"], "holds no plan"),
+]
+
+
 @pytest.mark.parametrize(
     ("arguments", "said"),
-    [
-        (["--arm=tic_tac_toe:smoke", "--iterations=1"], "expected 'NAME=GAME:PRESET"),
-        (["--arm=a=tic_tac_toe:nope", "--iterations=1"], "Unknown preset 'nope'"),
-        (["--arm=a=tic_tac_toe:smoke --config.search.nope=1", "--iterations=1"], "names no key"),
-        (
-            ["--arm=a=tic_tac_toe:smoke", "--arm=b=connect_four:smoke", "--iterations=1"],
-            "same game",
-        ),
-        (["--arm=a=tic_tac_toe:smoke"], "one budget"),
-        (["--arm=a=tic_tac_toe:smoke", "--iterations=1", "--judges=perfect_play"], "6x7"),
-        (
-            ["--arm=a=tic_tac_toe:smoke", "--iterations=1", "--judges=ladder", "--anchors=x"],
-            "Unknown agent spec 'x'",
-        ),
-        (["--report_only"], "holds no plan.json"),
-        (["--arm=a=tic_tac_toe:smoke", "--iterations=1", "--reuse=/nowhere"], "holds no plan"),
-    ],
+    BAD_FLAGS + [pytest.param(*case, marks=pytest.mark.long) for case in LONG_BAD_FLAGS],
 )
 def test_compare__a_bad_flag_or_arm_is_one_line(tmp_path, arguments, said):
     done = _compare(f"--output={tmp_path}/out", *arguments)

@@ -35,23 +35,32 @@ EVALUATE, EXPORT, JUDGE = (
     "alphazero_jax.cli.export",
     "alphazero_jax.cli.judge",
 )
+# One failure of each program in make test; the others are long (each starts a process).
 CASES = [
     (EVALUATE, ["--game=connect_four", "--agents=mcts:999999999,random", "--games=2"], "at most"),
-    (EVALUATE, ["--game=tic_tac_toe", "--agents=random,greedy", "--output=/proc/x"], "/proc/x"),
-    (EVALUATE, ["--game=tic_tac_toe", "--agents=az:{run},random", "--games=2"], "cannot be read"),
     ("experiments.evaluate", ["--game=tic_tac_toe", "--agents=random"], "at least two"),
-    ("alphazero_jax.cli.play", ["--game=connect_four", "--agent=mcts:999999999"], "at most"),
     ("alphazero_jax.cli.play", ["--game=tic_tac_toe", "--agent=az:{run}"], "cannot be read"),
     (EXPORT, ["--workdir={run}", "--output={tmp}/agents"], "cannot be read"),
-    (EXPORT, ["--workdir=/nonexistent", "--output={tmp}/agents"], "no training run"),
-    (EXPORT, ["--workdir={run}", "--output=/proc/x"], "--output=/proc/x"),
-    (EXPORT, ["--workdir={run}"], "--output: expected the folder the agent goes to"),
     ("experiments.export_agent", ["--workdir=/nonexistent", "--output=agents"], "no training run"),
     ("alphazero_jax.cli.serve", ["--port=0"], "--port"),
     ("experiments.benchmarks.arena", ["--matches=nope"], "--matches"),
-    (JUDGE, [], "expected a judgment first"),
     (JUDGE, ["proof", "--workdir={run}"], "got 'proof'"),
     (JUDGE, ["baselines", "--workdir={run}"], "cannot be read"),
+    (JUDGE, ["agents", "--agents=minimax:x", "--positions=1"], "minimax"),
+    (
+        "alphazero_jax.cli.train",
+        ["--config=connect_four:cpu", "--workdir={tmp}/w", "--config.replay.capacity=10**12"],
+        "config.replay.capacity",
+    ),
+]
+LONG_CASES = [
+    (EVALUATE, ["--game=tic_tac_toe", "--agents=random,greedy", "--output=/proc/x"], "/proc/x"),
+    (EVALUATE, ["--game=tic_tac_toe", "--agents=az:{run},random", "--games=2"], "cannot be read"),
+    ("alphazero_jax.cli.play", ["--game=connect_four", "--agent=mcts:999999999"], "at most"),
+    (EXPORT, ["--workdir=/nonexistent", "--output={tmp}/agents"], "no training run"),
+    (EXPORT, ["--workdir={run}", "--output=/proc/x"], "--output=/proc/x"),
+    (EXPORT, ["--workdir={run}"], "--output: expected the folder the agent goes to"),
+    (JUDGE, [], "expected a judgment first"),
     (JUDGE, ["connect_four", "--workdir=/nonexistent"], "no training run"),
     # A checkpoint or an agent's folder is checked as it is: nothing trains into it.
     (JUDGE, ["tic_tac_toe", "--workdir={run}/checkpoints/1"], "cannot be read"),
@@ -61,7 +70,6 @@ CASES = [
         "expected a tic_tac_toe run",
     ),
     (JUDGE, ["agents", "--sets=Nope", "--positions=1"], "--sets"),
-    (JUDGE, ["agents", "--agents=minimax:x", "--positions=1"], "minimax"),
     (JUDGE, ["agents", "--agents=az:{run}", "--positions=1"], "cannot be read"),
     (JUDGE, ["checkpoints", "--workdir={run}", "--positions=1"], "cannot be read"),
     (JUDGE, ["checkpoints", "--workdir={tmp}"], "no checkpoints"),
@@ -70,11 +78,6 @@ CASES = [
     ("alphazero_jax.cli.play", ["--agent=random", "--simulations=8"], "expected an az: agent"),
     ("alphazero_jax.cli.play", ["--simulations=-2"], "--simulations"),
     ("alphazero_jax.cli.serve", ["--no_such_flag"], "error: Unknown command line flag"),
-    (
-        "alphazero_jax.cli.train",
-        ["--config=connect_four:cpu", "--workdir={tmp}/w", "--config.replay.capacity=10**12"],
-        "config.replay.capacity",
-    ),
     (
         "experiments.train",
         ["--config=connect_four:cpu", "--workdir={tmp}/w", "--config.replay.capacity=999999999999"],
@@ -87,7 +90,11 @@ def _id(case: object) -> str:
     return str(case).removeprefix("alphazero_jax.cli.")[:40]
 
 
-@pytest.mark.parametrize(("module", "arguments", "said"), CASES, ids=_id)
+@pytest.mark.parametrize(
+    ("module", "arguments", "said"),
+    CASES + [pytest.param(*case, marks=pytest.mark.long) for case in LONG_CASES],
+    ids=_id,
+)
 def test_entry_point__a_failure_is_one_line_and_no_traceback(
     module, arguments, said, damaged_run, tmp_path
 ):

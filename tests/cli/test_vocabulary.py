@@ -74,7 +74,15 @@ def test_vocabulary__every_program_is_listed():
     assert set(VOCABULARY) == set(PROGRAMS)
 
 
-@pytest.mark.parametrize("program", PROGRAMS)
+def _long_but(kept, cases) -> list:
+    """``cases`` as pytest parameters, those other than ``kept`` marked long: each starts a
+    process or three, so make test runs one of a kind."""
+    return [c if c in kept else pytest.param(c, marks=pytest.mark.long) for c in cases]
+
+
+@pytest.mark.parametrize(
+    "program", _long_but({"alphazero-train", "alphazero-judge agents"}, PROGRAMS)
+)
 def test_program__help_and_helpfull_end_with_status_0(program):
     for flag in ("--help", "--helpfull"):
         done = _program(program, flag)
@@ -145,7 +153,11 @@ def _said(done: subprocess.CompletedProcess) -> list[str]:
     return done.stderr.strip().splitlines()
 
 
-@pytest.mark.parametrize(("program", "new", "old", "error"), RENAMED, ids=lambda x: str(x)[:30])
+@pytest.mark.parametrize(
+    ("program", "new", "old", "error"),
+    [RENAMED[0], *(pytest.param(*case, marks=pytest.mark.long) for case in RENAMED[1:])],
+    ids=lambda x: str(x)[:30],
+)
 def test_program__new_names_and_old_ones_with_a_notice(program, new, old, error, tmp_path):
     new, old = ([a.format(tmp=tmp_path) for a in args] for args in (new, old))
     error = error.format(tmp=tmp_path)
@@ -163,7 +175,9 @@ def test_program__new_names_and_old_ones_with_a_notice(program, new, old, error,
         assert line == f"error: {o} is the old name of {n}; give only {n}.", line
 
 
-@pytest.mark.parametrize("judgment", ["tic_tac_toe", "connect_four", "baselines"])
+@pytest.mark.parametrize(
+    "judgment", _long_but({"baselines"}, ["tic_tac_toe", "connect_four", "baselines"])
+)
 def test_learning_proof__simulations_0_is_still_the_runs_own_search_with_a_notice(
     judgment, tmp_path
 ):

@@ -107,7 +107,7 @@ def test_register__refuses_a_taken_name_and_a_name_that_is_no_identifier(registe
         games.register("my game", registered)
 
 
-@pytest.mark.parametrize("game", marked(configs.available()))
+@pytest.mark.parametrize("game", marked(configs.available(), large=()))
 def test_presets__every_preset_of_every_game_is_valid(game):
     from alphazero_jax.configs.plan import read
 
@@ -117,7 +117,7 @@ def test_presets__every_preset_of_every_game_is_valid(game):
             read(config, num_devices=8 if preset in ("gpu", "default") else 1)
 
 
-@pytest.mark.parametrize("game", [*marked(configs.available()), "four"])
+@pytest.mark.parametrize("game", [*marked(configs.available(), large=()), "four"])
 def test_presets__every_game_has_smoke_cpu_and_gpu_with_a_budget(game, request):
     """Presets by hardware: ``cpu`` and ``gpu`` stop at a time limit, evaluated at the end;
     the agent recipes are marked and out of the user's list but still build."""

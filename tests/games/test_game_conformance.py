@@ -1,7 +1,8 @@
 """The game contract, checked by ``games.check_game`` on every registered game (and on a
 non-default shape of each); what the contract leaves to each game (the registry, the grid
 games' JSON board and its picture) is checked here. pgx's games other than Tic-Tac-Toe are
-checked under ``long`` (``game_names``), the largest on fewer games."""
+checked under ``long`` (``game_names``), the largest on fewer games, and chess, shogi and
+Go 19x19 under ``large``."""
 
 import json
 

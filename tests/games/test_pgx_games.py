@@ -113,7 +113,7 @@ def _play_both(game, env, key, num_games, num_plies):
     return kept, ours.terminal, first
 
 
-@pytest.mark.parametrize("name", marked(PGX, PGX_QUICK))
+@pytest.mark.parametrize("name", marked(PGX, PGX_QUICK, large=()))  # the largest: a minute each
 def test_pgx_game__steps_as_pgx_does(name):
     """From the same keys, with the same random legal actions, our state agrees with pgx's
     at every ply (mask, observation, end, rewards by colour, colour to move); once over, it

@@ -1,7 +1,8 @@
 """pgx's games train and are judged with no code of their own: each game's generic ``smoke``
 preset trains two iterations and its evaluation plays random and greedy by one-ply outcome
 (rollout MCTS in the comparison). Each compiles its rules, search and matches for a minute
-or more of 2 cores (chess's and shogi's most), so they are ``long``."""
+or more of 2 cores, so they are ``long``; chess's, shogi's and Go 19x19's compile for many
+minutes, so they are ``large`` (``make test-large``)."""
 
 import json
 import os
@@ -9,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from game_names import marked
 
 from alphazero_jax import configs, games
 from alphazero_jax.evaluation import learning_proof
@@ -31,8 +33,7 @@ def _smoke(name):
     return config
 
 
-@pytest.mark.long
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", marked(NAMES, default=()))
 def test_pgx_game__trains_on_its_generic_preset_and_plays_the_generic_ladder(name, tmp_path):
     config = _smoke(name)
     assert config.selfplay.num_moves == games.make(name).max_num_moves  # every slot finishes

@@ -8,7 +8,7 @@
 #   make test-long -- the checks of the whole system marked long: the installed wheel, the
 #                     fault soak, two processes, two trainings of a minute or more (CI runs
 #                     make test, then this).
-#   make test-large -- pgx's chess, shogi and Go 19x19 checked and trained (an hour of two
+#   make test-large -- pgx's chess, shogi and Go 19x19 checked and trained (half an hour of two
 #                     cores; CI leaves them out).
 #   make agent     -- train and export a shipped agent from its recipe (GAME=connect_four;
 #                     RECIPE=long_gpu for the shipped Connect Four and Othello 8x8 agents,

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from tiers import one_of_a_kind
 
 ARMS = [
     "--arm=base=tic_tac_toe:smoke",
@@ -126,7 +127,7 @@ LONG_BAD_FLAGS = [
 
 @pytest.mark.parametrize(
     ("arguments", "said"),
-    BAD_FLAGS + [pytest.param(*case, marks=pytest.mark.long) for case in LONG_BAD_FLAGS],
+    one_of_a_kind(BAD_FLAGS, LONG_BAD_FLAGS),
 )
 def test_compare__a_bad_flag_or_arm_is_one_line(tmp_path, arguments, said):
     done = _compare(f"--output={tmp_path}/out", *arguments)

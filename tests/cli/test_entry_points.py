@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from tiers import one_of_a_kind
 
 from alphazero_jax import configs
 from alphazero_jax.training import train
@@ -92,7 +93,7 @@ def _id(case: object) -> str:
 
 @pytest.mark.parametrize(
     ("module", "arguments", "said"),
-    CASES + [pytest.param(*case, marks=pytest.mark.long) for case in LONG_CASES],
+    one_of_a_kind(CASES, LONG_CASES),
     ids=_id,
 )
 def test_entry_point__a_failure_is_one_line_and_no_traceback(

@@ -16,6 +16,7 @@ import tomllib
 import xml.etree.ElementTree as ElementTree
 
 import pytest
+from tiers import one_of_a_kind
 
 from alphazero_jax.cli import common
 from alphazero_jax.cli import judge as judge_program
@@ -74,14 +75,11 @@ def test_vocabulary__every_program_is_listed():
     assert set(VOCABULARY) == set(PROGRAMS)
 
 
-def _long_but(kept, cases) -> list:
-    """``cases`` as pytest parameters, those other than ``kept`` marked long: each starts a
-    process or three, so make test runs one of a kind."""
-    return [c if c in kept else pytest.param(c, marks=pytest.mark.long) for c in cases]
+HELP_KEPT = ["alphazero-train", "alphazero-judge agents"]  # the others long: 2 processes each
 
 
 @pytest.mark.parametrize(
-    "program", _long_but({"alphazero-train", "alphazero-judge agents"}, PROGRAMS)
+    "program", one_of_a_kind(HELP_KEPT, [p for p in PROGRAMS if p not in HELP_KEPT])
 )
 def test_program__help_and_helpfull_end_with_status_0(program):
     for flag in ("--help", "--helpfull"):
@@ -155,7 +153,7 @@ def _said(done: subprocess.CompletedProcess) -> list[str]:
 
 @pytest.mark.parametrize(
     ("program", "new", "old", "error"),
-    [RENAMED[0], *(pytest.param(*case, marks=pytest.mark.long) for case in RENAMED[1:])],
+    one_of_a_kind(RENAMED[:1], RENAMED[1:]),
     ids=lambda x: str(x)[:30],
 )
 def test_program__new_names_and_old_ones_with_a_notice(program, new, old, error, tmp_path):
@@ -175,9 +173,7 @@ def test_program__new_names_and_old_ones_with_a_notice(program, new, old, error,
         assert line == f"error: {o} is the old name of {n}; give only {n}.", line
 
 
-@pytest.mark.parametrize(
-    "judgment", _long_but({"baselines"}, ["tic_tac_toe", "connect_four", "baselines"])
-)
+@pytest.mark.parametrize("judgment", one_of_a_kind(["baselines"], ["tic_tac_toe", "connect_four"]))
 def test_learning_proof__simulations_0_is_still_the_runs_own_search_with_a_notice(
     judgment, tmp_path
 ):

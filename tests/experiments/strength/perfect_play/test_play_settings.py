@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from tiers import one_of_a_kind
 
 REPO = str(pathlib.Path(__file__).resolve().parents[4])
 
@@ -19,22 +20,16 @@ def _play_settings(*flags):
 
 @pytest.mark.parametrize(
     ("flag", "message"),
-    [
-        ("--vary=c_puckt:1", "--vary: expected <config.search key>:<value>,..., with a key"),
-        *(
-            pytest.param(*case, marks=pytest.mark.long)  # a process each: one in make test
-            for case in [
-                ("--agent=minimax:2", "expected az:<run, checkpoint or agent folder>"),
-                ("--vary=play_c_puct:one", "--vary: play_c_puct takes values of type float"),
-                (
-                    "--vary=c_puct:1,2",
-                    "c_puct is replaced in play by this network's play_c_puct=1.0",
-                ),
-                ("--sets=Test_L9", "--sets: unknown sets ['Test_L9']"),
-                ("--validation_seed=0", "--validation_seed=0: seed 0 draws Random-Play itself"),
-            ]
-        ),
-    ],
+    one_of_a_kind(
+        [("--vary=c_puckt:1", "--vary: expected <config.search key>:<value>,..., with a key")],
+        [
+            ("--agent=minimax:2", "expected az:<run, checkpoint or agent folder>"),
+            ("--vary=play_c_puct:one", "--vary: play_c_puct takes values of type float"),
+            ("--vary=c_puct:1,2", "c_puct is replaced in play by this network's play_c_puct=1.0"),
+            ("--sets=Test_L9", "--sets: unknown sets ['Test_L9']"),
+            ("--validation_seed=0", "--validation_seed=0: seed 0 draws Random-Play itself"),
+        ],
+    ),
 )
 def test_play_settings__bad_flags_get_one_line_errors(tmp_path, flag, message):
     done = _play_settings(flag, f"--output={tmp_path}")
